@@ -1,0 +1,25 @@
+/*
+ * What the BPF side records when the kernel ejects a scheduler or it exits: read by the
+ * runtime (crates/scxkit-bpf) through bindgen, written by exit_info.bpf.h. One definition.
+ */
+#ifndef __SCXKIT_EXIT_INFO_H
+#define __SCXKIT_EXIT_INFO_H
+
+#include "types.h"
+
+enum scxk_exit_info_sizes {
+	SCXK_EXIT_REASON_LEN = 128,
+	SCXK_EXIT_MSG_LEN = 1024,
+};
+
+struct scxk_exit_info {
+	/* enum scx_exit_kind; 0 while the scheduler still runs. */
+	s32 kind;
+	/* 1 when the kernel asks for a restart (SCX_ECODE_ACT_RESTART, e.g. CPU hotplug). */
+	s32 restart;
+	s64 exit_code;
+	char reason[SCXK_EXIT_REASON_LEN];
+	char msg[SCXK_EXIT_MSG_LEN];
+};
+
+#endif /* __SCXKIT_EXIT_INFO_H */

@@ -1,0 +1,25 @@
+/* scx_simple: the one definition of everything shared by its BPF side and its Rust side. */
+#ifndef __SCX_SIMPLE_INTF_H
+#define __SCX_SIMPLE_INTF_H
+
+#include <scxkit/types.h>
+
+enum simple_consts {
+	/* The one queue every task not placed on an idle CPU waits in. */
+	SIMPLE_SHARED_DSQ = 0,
+	/* Default time slice; the CLI's --slice-us default. */
+	SIMPLE_SLICE_DEFAULT_US = 20000,
+	/* Weight of a nice-0 task in sched_ext (p->scx.weight). */
+	SIMPLE_WEIGHT_NICE0 = 100,
+};
+
+/* Per-CPU counters, indexes into the `stats` map. */
+enum simple_stat_idx {
+	/* Woke up on an idle CPU and went straight to its local queue. */
+	SIMPLE_STAT_LOCAL,
+	/* Went through the shared weighted-vtime queue. */
+	SIMPLE_STAT_GLOBAL,
+	SIMPLE_NR_STATS,
+};
+
+#endif /* __SCX_SIMPLE_INTF_H */

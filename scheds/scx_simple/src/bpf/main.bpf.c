@@ -1,0 +1,98 @@
+/*
+ * scx_simple: the smallest useful sched_ext scheduler, and the first file to read.
+ *
+ * Policy: a task waking up when an idle CPU is available runs there at once (the kernel's
+ * default idle-CPU selection finds it). Every other task waits in one shared queue ordered
+ * by weighted virtual time: a task's vtime grows by the time it ran, divided by its weight,
+ * so heavier (lower nice) tasks advance more slowly and run more. A task that slept long
+ * may bank at most one slice of credit, so it cannot starve the others when it wakes.
+ */
+#include <scxkit/common.bpf.h>
+#include <scxkit/exit_info.bpf.h>
+#include "intf.h"
+
+/* Set by userspace before load. */
+RODATA u64 slice_ns = SIMPLE_SLICE_DEFAULT_US * 1000ULL;
+
+/* The largest vtime of a task that started running: the queue's "now". */
+static u64 vtime_now;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SIMPLE_NR_STATS);
+	__type(key, u32);
+	__type(value, u64);
+} stats SEC(".maps");
+
+s32 BPF_STRUCT_OPS(simple_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	bool is_idle = false;
+	s32 cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
+
+	/* An idle CPU was found and claimed: skip the shared queue. */
+	if (is_idle) {
+		scxk_count(&stats, SIMPLE_STAT_LOCAL);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+	}
+	return cpu;
+}
+
+void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	u64 vtime = p->scx.dsq_vtime;
+
+	/* Limit the credit a long sleeper brings back to one slice. */
+	if (time_before(vtime, vtime_now - slice_ns))
+		vtime = vtime_now - slice_ns;
+
+	scxk_count(&stats, SIMPLE_STAT_GLOBAL);
+	scx_bpf_dsq_insert_vtime(p, SIMPLE_SHARED_DSQ, slice_ns, vtime, enq_flags);
+}
+
+void BPF_STRUCT_OPS(simple_dispatch, s32 cpu, struct task_struct *prev)
+{
+	scx_bpf_dsq_move_to_local(SIMPLE_SHARED_DSQ);
+}
+
+void BPF_STRUCT_OPS(simple_running, struct task_struct *p)
+{
+	if (time_before(vtime_now, p->scx.dsq_vtime))
+		vtime_now = p->scx.dsq_vtime;
+}
+
+void BPF_STRUCT_OPS(simple_stopping, struct task_struct *p, bool runnable)
+{
+	/* Charge the time used (slice given minus slice left), scaled by the inverse weight. */
+	u64 used_ns = slice_ns - p->scx.slice;
+
+	scx_bpf_task_set_dsq_vtime(p, p->scx.dsq_vtime +
+				   used_ns * SIMPLE_WEIGHT_NICE0 / p->scx.weight);
+}
+
+void BPF_STRUCT_OPS(simple_enable, struct task_struct *p)
+{
+	scx_bpf_task_set_dsq_vtime(p, vtime_now);
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(simple_init)
+{
+	return scx_bpf_create_dsq(SIMPLE_SHARED_DSQ, -1);
+}
+
+void BPF_STRUCT_OPS(simple_exit, struct scx_exit_info *ei)
+{
+	scxk_record_exit(ei);
+}
+
+SEC(".struct_ops.link")
+struct sched_ext_ops simple_ops = {
+	.select_cpu = (void *)simple_select_cpu,
+	.enqueue = (void *)simple_enqueue,
+	.dispatch = (void *)simple_dispatch,
+	.running = (void *)simple_running,
+	.stopping = (void *)simple_stopping,
+	.enable = (void *)simple_enable,
+	.init = (void *)simple_init,
+	.exit = (void *)simple_exit,
+	.name = "simple",
+};

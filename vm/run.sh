@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Boots a sched_ext kernel under QEMU (TCG) and runs a scenario script in it as /init's child.
+#
+#   vm/run.sh [options] SCENARIO [-- ARGS...]
+#     --kernel SERIES|VERSION   guest kernel (default: $SCXKIT_KERNEL or 7.3)
+#     --cpus N --nodes N --threads N   topology: N CPUs over NODES sockets = NUMA nodes,
+#                               THREADS SMT siblings per core (default 4, 2, 1)
+#     --mem MB                  guest memory (default 2048)
+#     --timeout SECONDS         hard limit for the whole boot (default 600)
+#     --add BINARY|SRC:DST      put a file in the guest (repeatable)
+#     --log FILE                also write the console to FILE
+# Streams the console, returns the scenario's exit status (124 on timeout, 125 when the
+# guest ended without reporting one) and leaves no QEMU running.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+
+die() { echo "vm/run: $*" >&2; exit 2; }
+
+kernel=${SCXKIT_KERNEL:-7.3} cpus=4 nodes=2 threads=1 mem_mb=2048 timeout_s=600 log="" adds=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --kernel) kernel=$2; shift 2 ;;
+        --cpus) cpus=$2; shift 2 ;;
+        --nodes) nodes=$2; shift 2 ;;
+        --threads) threads=$2; shift 2 ;;
+        --mem) mem_mb=$2; shift 2 ;;
+        --timeout) timeout_s=$2; shift 2 ;;
+        --add) adds+=("$2"); shift 2 ;;
+        --log) log=$2; shift 2 ;;
+        -*) die "unknown option $1" ;;
+        *) break ;;
+    esac
+done
+[ $# -ge 1 ] || die "usage: vm/run.sh [options] SCENARIO [-- ARGS...]"
+scenario=$1; shift
+[ "${1:-}" = "--" ] && shift
+[ -f "$scenario" ] || die "no such scenario: $scenario"
+(( cpus % (nodes * threads) == 0 )) || die "--cpus $cpus is not a multiple of nodes*threads ($nodes*$threads)"
+(( mem_mb % nodes == 0 )) || die "--mem $mem_mb is not divisible by --nodes $nodes"
+
+kdir=$("$here/kernel.sh" "$kernel")
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+"$here/initramfs.sh" "$work/initrd.gz" "$kdir" "$scenario" "${adds[@]}"
+
+cores=$(( cpus / nodes / threads ))
+numa=()
+per_node_cpus=$(( cpus / nodes ))
+for ((n = 0; n < nodes; n++)); do
+    first=$(( n * per_node_cpus )); last=$(( first + per_node_cpus - 1 ))
+    numa+=(-object "memory-backend-ram,id=mem$n,size=$(( mem_mb / nodes ))M"
+           -numa "node,nodeid=$n,cpus=$first-$last,memdev=mem$n")
+done
+
+echo "vm/run: Linux $(cat "$kdir/release"), $cpus CPUs ($nodes nodes x $cores cores x $threads threads), timeout ${timeout_s}s" >&2
+console="$work/console.log"
+set +e
+timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+    -accel tcg,thread=multi -cpu max -m "${mem_mb}M" \
+    -smp "cpus=$cpus,sockets=$nodes,cores=$cores,threads=$threads" "${numa[@]}" \
+    -kernel "$kdir/bzImage" -initrd "$work/initrd.gz" \
+    -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off -- $*" \
+    -nographic -no-reboot -serial mon:stdio -nic none </dev/null 2>&1 \
+    | tr -d '\r' | tee "$console" ${log:+"$log"}
+qemu_rc=${PIPESTATUS[0]}
+set -e
+[ "$qemu_rc" -eq 124 ] && { echo "vm/run: TIMEOUT after ${timeout_s}s" >&2; exit 124; }
+rc=$(grep -a -o 'SCXKIT_SCENARIO_EXIT=[0-9]*' "$console" | tail -n1 | cut -d= -f2)
+[ -n "$rc" ] || { echo "vm/run: the guest ended without reporting the scenario's status" >&2; exit 125; }
+exit "$rc"
