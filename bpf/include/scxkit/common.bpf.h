@@ -26,8 +26,41 @@
 		call(___fmt, ___param, sizeof(___param));                     \
 	})
 
-/* Ejects the scheduler with a formatted message (kind SCX_EXIT_ERROR_BPF). */
-#define scx_bpf_error(fmt, args...) SCXK_BSTR_CALL(scx_bpf_error_bstr, fmt, ##args)
+/* Exit code used when scx_bpf_error() has to fall back to scx_bpf_exit_bstr(). */
+#define SCXK_ECODE_BPF_ERROR 1
+
+/* Ejects the scheduler with a formatted message (kind SCX_EXIT_ERROR_BPF, or UNREG_BPF with
+ * code SCXK_ECODE_BPF_ERROR where scx_bpf_error_bstr() cannot be called). */
+#define scx_bpf_error(fmt, args...)                                                   \
+	({                                                                            \
+		if (scx_bpf_error_bstr_usable())                                       \
+			SCXK_BSTR_CALL(scx_bpf_error_bstr, fmt, ##args);               \
+		else                                                                  \
+			SCXK_BSTR_CALL(scxk_exit_as_error, fmt, ##args);               \
+	})
+
+static __always_inline void scxk_exit_as_error(char *fmt, unsigned long long *data, u32 data__sz)
+{
+	scx_bpf_exit_bstr(SCXK_ECODE_BPF_ERROR, fmt, data, data__sz);
+}
+
+/* Setters of the two task fields BPF may change: the kfunc where usable, else a direct write
+ * (still allowed by every supported kernel, with a deprecation warning). */
+static __always_inline void scxk_set_dsq_vtime(struct task_struct *p, u64 vtime)
+{
+	if (scx_bpf_task_set_dsq_vtime_usable())
+		scx_bpf_task_set_dsq_vtime(p, vtime);
+	else
+		p->scx.dsq_vtime = vtime;
+}
+
+static __always_inline void scxk_set_slice(struct task_struct *p, u64 slice_ns)
+{
+	if (scx_bpf_task_set_slice_usable())
+		scx_bpf_task_set_slice(p, slice_ns);
+	else
+		p->scx.slice = slice_ns;
+}
 
 static __always_inline bool time_before(u64 a, u64 b) { return (s64)(a - b) < 0; }
 

@@ -1,2 +1,71 @@
-mod bpf_skel { include!(concat!(env!("OUT_DIR"), "/bpf_skel.rs")); }
-fn main() {}
+//! scx_simple: a minimal weighted-vtime sched_ext scheduler built on the scxkit runtime.
+//! The policy is in src/bpf/main.bpf.c; this file is its options and its loading.
+
+mod bpf_skel {
+    #![allow(clippy::all, unused_imports)]
+    include!(concat!(env!("OUT_DIR"), "/bpf_skel.rs"));
+}
+mod stats;
+
+#[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+mod intf {
+    include!(concat!(env!("OUT_DIR"), "/intf.rs"));
+}
+
+use anyhow::{Context, Result};
+use bpf_skel::MainSkelBuilder;
+use clap::Parser;
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use scxkit_bpf::{CommonOpts, ExitInfo, KernelBtf, Shutdown};
+use std::mem::MaybeUninit;
+
+const NAME: &str = "scx_simple";
+
+/// Kfuncs this scheduler cannot do without; checked against the kernel before loading.
+const REQUIRED_KFUNCS: &[&str] = &[
+    "scx_bpf_select_cpu_dfl",
+    "scx_bpf_dsq_insert",
+    "scx_bpf_dsq_insert_vtime",
+    "scx_bpf_dsq_move_to_local",
+];
+
+/// Kfuncs the BPF side replaces when they cannot be called, and how.
+const OPTIONAL_KFUNCS: &[(&str, &str)] = &[
+    ("scx_bpf_create_dsq", "tasks wait in the built-in global FIFO instead of a vtime queue"),
+    ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
+];
+
+/// A minimal sched_ext scheduler: idle CPUs first, then one queue ordered by weighted vtime.
+#[derive(Debug, Parser)]
+#[command(name = NAME, version)]
+struct Opts {
+    /// Time slice of every task, in microseconds.
+    #[arg(long, value_name = "US", default_value_t = intf::SIMPLE_SLICE_DEFAULT_US as u64,
+          value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
+    slice_us: u64,
+
+    #[command(flatten)]
+    common: CommonOpts,
+}
+
+fn main() -> Result<()> {
+    let opts = Opts::parse();
+    scxkit_bpf::logging::init(opts.common.verbose);
+    scxkit_bpf::preflight(NAME)?;
+    let btf = KernelBtf::from_vmlinux()?;
+    btf.require_kfuncs(REQUIRED_KFUNCS)?;
+    btf.report_fallbacks(OPTIONAL_KFUNCS);
+    scxkit_bpf::run(NAME, |shutdown| run_once(&opts, shutdown))
+}
+
+fn run_once(opts: &Opts, shutdown: &Shutdown) -> Result<ExitInfo> {
+    let mut storage = MaybeUninit::uninit();
+    let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
+    open.maps.rodata_data.as_deref_mut().context("no .rodata")?.slice_ns = opts.slice_us * 1000;
+    let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
+    let link = skel.maps.simple_ops.attach_struct_ops().context("attaching the scheduler")?;
+    let mut counters = stats::Counters::default();
+    scxkit_bpf::monitor(skel.object(), link, &opts.common, shutdown, || {
+        counters.report(&skel.maps.stats)
+    })
+}

@@ -6,6 +6,9 @@
  * by weighted virtual time: a task's vtime grows by the time it ran, divided by its weight,
  * so heavier (lower nice) tasks advance more slowly and run more. A task that slept long
  * may bank at most one slice of credit, so it cannot starve the others when it wakes.
+ *
+ * On kernel builds where scx_bpf_create_dsq() cannot be called (see kfuncs.bpf.h) there is
+ * no queue to order by vtime: tasks then wait in the kernel's built-in global FIFO.
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/exit_info.bpf.h>
@@ -46,12 +49,17 @@ void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
 		vtime = vtime_now - slice_ns;
 
 	scxk_count(&stats, SIMPLE_STAT_GLOBAL);
-	scx_bpf_dsq_insert_vtime(p, SIMPLE_SHARED_DSQ, slice_ns, vtime, enq_flags);
+	if (scx_bpf_create_dsq_usable())
+		scx_bpf_dsq_insert_vtime(p, SIMPLE_SHARED_DSQ, slice_ns, vtime, enq_flags);
+	else
+		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_ns, enq_flags);
 }
 
 void BPF_STRUCT_OPS(simple_dispatch, s32 cpu, struct task_struct *prev)
 {
-	scx_bpf_dsq_move_to_local(SIMPLE_SHARED_DSQ);
+	/* The built-in global queue of the fallback is consumed by the kernel itself. */
+	if (scx_bpf_create_dsq_usable())
+		scx_bpf_dsq_move_to_local(SIMPLE_SHARED_DSQ);
 }
 
 void BPF_STRUCT_OPS(simple_running, struct task_struct *p)
@@ -65,17 +73,18 @@ void BPF_STRUCT_OPS(simple_stopping, struct task_struct *p, bool runnable)
 	/* Charge the time used (slice given minus slice left), scaled by the inverse weight. */
 	u64 used_ns = slice_ns - p->scx.slice;
 
-	scx_bpf_task_set_dsq_vtime(p, p->scx.dsq_vtime +
-				   used_ns * SIMPLE_WEIGHT_NICE0 / p->scx.weight);
+	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + used_ns * SIMPLE_WEIGHT_NICE0 / p->scx.weight);
 }
 
 void BPF_STRUCT_OPS(simple_enable, struct task_struct *p)
 {
-	scx_bpf_task_set_dsq_vtime(p, vtime_now);
+	scxk_set_dsq_vtime(p, vtime_now);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(simple_init)
 {
+	if (!scx_bpf_create_dsq_usable())
+		return 0;
 	return scx_bpf_create_dsq(SIMPLE_SHARED_DSQ, -1);
 }
 

@@ -1,0 +1,139 @@
+//! Why a scheduler stopped, as recorded by the BPF side (bpf/include/scxkit/exit_info.h).
+
+use anyhow::{Context, Result};
+use libbpf_rs::{MapCore, MapFlags, Object};
+use std::fmt;
+
+#[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+mod bindings {
+    include!(concat!(env!("OUT_DIR"), "/exit_info.rs"));
+}
+use bindings::scxk_exit_info;
+
+/// Name of the one-slot map declared by exit_info.bpf.h.
+const EXIT_INFO_MAP: &str = "scxk_exit_info";
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// The kernel's `enum scx_exit_kind`; 0 while the scheduler runs.
+    pub kind: i32,
+    pub exit_code: i64,
+    pub restart: bool,
+    pub reason: String,
+    pub msg: String,
+}
+
+/// Names of the kernel's `enum scx_exit_kind` values (a kernel ABI, stable across series).
+pub fn kind_name(kind: i32) -> &'static str {
+    match kind {
+        0 => "NONE",
+        1 => "DONE",
+        64 => "UNREG",
+        65 => "UNREG_BPF",
+        66 => "UNREG_KERN",
+        67 => "SYSRQ",
+        1024 => "ERROR",
+        1025 => "ERROR_BPF",
+        1026 => "ERROR_STALL",
+        _ => "UNKNOWN",
+    }
+}
+
+impl ExitInfo {
+    pub fn has_exited(&self) -> bool {
+        self.kind != 0
+    }
+
+    /// Kinds of 1024 and above are errors; below are orderly exits.
+    pub fn is_error(&self) -> bool {
+        self.kind >= 1024
+    }
+
+    /// Decodes the map value's bytes; `None` when the size is not the shared struct's.
+    pub fn from_bytes(bytes: &[u8]) -> Option<ExitInfo> {
+        if bytes.len() != std::mem::size_of::<scxk_exit_info>() {
+            return None;
+        }
+        // SAFETY: the size matches and every bit pattern is valid for this plain C struct.
+        let raw: scxk_exit_info = unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast()) };
+        Some(ExitInfo {
+            kind: raw.kind,
+            exit_code: raw.exit_code,
+            restart: raw.restart != 0,
+            reason: c_chars_to_string(&raw.reason),
+            msg: c_chars_to_string(&raw.msg),
+        })
+    }
+
+    /// Reads the exit info of a loaded object.
+    pub fn read(object: &Object) -> Result<ExitInfo> {
+        let map = object
+            .maps()
+            .find(|m| m.name() == EXIT_INFO_MAP)
+            .with_context(|| format!("the BPF object has no '{EXIT_INFO_MAP}' map"))?;
+        let bytes = map
+            .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
+            .context("reading the exit info")?
+            .context("the exit info slot is missing")?;
+        ExitInfo::from_bytes(&bytes).context("the exit info has an unexpected size")
+    }
+}
+
+impl fmt::Display for ExitInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.reason, kind_name(self.kind))?;
+        if !self.msg.is_empty() {
+            write!(f, ": {}", self.msg)?;
+        }
+        if self.exit_code != 0 {
+            write!(f, " [exit code {:#x}]", self.exit_code)?;
+        }
+        Ok(())
+    }
+}
+
+fn c_chars_to_string(chars: &[std::os::raw::c_char]) -> String {
+    let bytes: Vec<u8> = chars.iter().map(|&c| c as u8).take_while(|&b| b != 0).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(kind: i32, restart: i32, code: i64, reason: &str, msg: &str) -> Vec<u8> {
+        let mut raw = scxk_exit_info { kind, restart, exit_code: code, ..Default::default() };
+        for (dst, src) in raw.reason.iter_mut().zip(reason.bytes()) {
+            *dst = src as _;
+        }
+        for (dst, src) in raw.msg.iter_mut().zip(msg.bytes()) {
+            *dst = src as _;
+        }
+        let size = std::mem::size_of::<scxk_exit_info>();
+        // SAFETY: reading the bytes of a plain C struct.
+        unsafe { std::slice::from_raw_parts((&raw as *const scxk_exit_info).cast::<u8>(), size) }.to_vec()
+    }
+
+    #[test]
+    fn decodes_a_hotplug_restart() {
+        let info = ExitInfo::from_bytes(&encode(66, 1, 1 << 48, "hotplug", "cpu 3 went offline")).unwrap();
+        assert!(info.has_exited() && info.restart && !info.is_error());
+        assert_eq!(info.reason, "hotplug");
+        assert_eq!(info.to_string(), "hotplug (UNREG_KERN): cpu 3 went offline [exit code 0x1000000000000]");
+    }
+
+    #[test]
+    fn a_running_scheduler_has_not_exited() {
+        let info = ExitInfo::from_bytes(&encode(0, 0, 0, "", "")).unwrap();
+        assert!(!info.has_exited());
+    }
+
+    #[test]
+    fn rejects_a_wrong_size_and_names_error_kinds() {
+        assert!(ExitInfo::from_bytes(&[0u8; 3]).is_none());
+        let stall = ExitInfo::from_bytes(&encode(1026, 0, 0, "watchdog", "")).unwrap();
+        assert!(stall.is_error());
+        assert_eq!(kind_name(1026), "ERROR_STALL");
+        assert_eq!(kind_name(12345), "UNKNOWN");
+    }
+}
