@@ -20,6 +20,12 @@ pub struct KernelBtf {
 }
 
 impl KernelBtf {
+    /// Reads BTF from a file: raw BTF or an ELF with a .BTF section (e.g. an extracted vmlinux).
+    pub fn from_path(path: &std::path::Path) -> Result<KernelBtf> {
+        let btf = Btf::from_path(path).with_context(|| format!("reading BTF from {}", path.display()))?;
+        Ok(KernelBtf { btf })
+    }
+
     /// Reads `/sys/kernel/btf/vmlinux`.
     pub fn from_vmlinux() -> Result<KernelBtf> {
         let btf = Btf::from_vmlinux().context("reading the kernel's BTF (/sys/kernel/btf/vmlinux)")?;
@@ -37,6 +43,7 @@ impl KernelBtf {
         let Some(last) = proto.iter().last() else { return false };
         let Some(pointee) = self.btf.type_by_id::<libbpf_rs::btf::BtfType<'_>>(last.ty)
             .and_then(|ptr| ptr.next_type())
+            .map(|pointee| pointee.skip_mods_and_typedefs())
         else {
             return false;
         };
@@ -84,6 +91,20 @@ fn missing<'a>(required: &[&'a str], present: impl Fn(&str) -> bool) -> Vec<&'a 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Checks the decision against a real kernel's BTF when SCXKIT_TEST_VMLINUX_71 names an
+    /// extracted 7.1 vmlinux (the guest tests cover it otherwise).
+    #[test]
+    fn decides_usability_from_a_7_1_vmlinux() {
+        let Ok(path) = std::env::var("SCXKIT_TEST_VMLINUX_71") else { return };
+        let btf = KernelBtf::from_path(std::path::Path::new(&path)).unwrap();
+        assert!(btf.kfunc_usable("scx_bpf_dsq_insert"));
+        assert!(btf.has_kfunc("scx_bpf_create_dsq"));
+        assert!(btf.kfunc_has_implicit_arg("scx_bpf_create_dsq"));
+        assert!(!btf.kfunc_usable("scx_bpf_create_dsq"));
+        assert!(!btf.kfunc_usable("scx_bpf_no_such_kfunc"));
+        assert!(btf.has_ops_field("select_cpu") && !btf.has_ops_field("no_such_op"));
+    }
 
     #[test]
     fn missing_lists_only_absent_names_in_order() {
