@@ -34,3 +34,85 @@ finish() {
     if [ "$SCXK_FAILS" -eq 0 ]; then echo "ALL PASSED"; return 0; fi
     echo "$SCXK_FAILS FAILED"; return 1
 }
+
+# ---- scheduler life-cycle helpers, shared by every scheduler's scenario ----
+
+# start_sched LOG CMD...: starts a scheduler in the background, sets SCHED_PID.
+start_sched() {
+    local log=$1; shift
+    "$@" > "$log" 2>&1 &
+    SCHED_PID=$!
+}
+
+# expect_loaded NAME OPS LOG: the scheduler got enabled within 60 s under ops name OPS.
+expect_loaded() {
+    if wait_for 60 is_enabled && [ "$(sched_ops)" = "$2" ]; then
+        pass "$1 loads (state enabled, root/ops '$2')"
+    else
+        fail "$1 loads" "state '$(sched_state)', ops '$(sched_ops)'; log: $(tail -n 20 "$3")"
+    fi
+}
+
+# expect_refused NAME PATTERN CMD...: CMD exits non-zero, prints PATTERN and loads nothing
+# (sched_ext's state and loaded ops are the same before and after).
+expect_refused() {
+    local name=$1 pattern=$2 out rc before; shift 2
+    before="$(sched_state) $(sched_ops)"
+    out=$("$@" 2>&1); rc=$?
+    if [ "$rc" -ne 0 ] && echo "$out" | grep -q -- "$pattern" && [ "$(sched_state) $(sched_ops)" = "$before" ]; then
+        pass "$name"
+    else
+        fail "$name" "rc=$rc state=$(sched_state), output: $(echo "$out" | head -n 5)"
+    fi
+}
+
+# expect_clean_exit NAME LOG: SIGINT stops SCHED_PID within 30 s, status 0, sched_ext off,
+# and the exit reason was printed.
+expect_clean_exit() {
+    local name=$1 log=$2 rc
+    kill -INT "$SCHED_PID"
+    if ! wait_for 30 sh -c "! kill -0 $SCHED_PID"; then
+        fail "$name stops on SIGINT" "still running after 30 s"; kill -KILL "$SCHED_PID"; return
+    fi
+    wait "$SCHED_PID"; rc=$?
+    if [ "$rc" -eq 0 ] && wait_for 10 is_disabled && grep -q "exited: unregistered from user space" "$log"; then
+        pass "$name stops on SIGINT, prints the exit reason, sched_ext disabled"
+    else
+        fail "$name stops on SIGINT" "rc=$rc state=$(sched_state); log: $(tail -n 5 "$log")"
+    fi
+}
+
+# expect_ext_task NAME: a freshly started task runs in the sched_ext class.
+expect_ext_task() {
+    sh -c 'while :; do :; done' & local hog=$!
+    if wait_for 10 ext_enabled "$hog"; then pass "$1: user tasks run in the ext class"
+    else fail "$1: user tasks run in the ext class" "$(grep ext.enabled /proc/$hog/sched)"; fi
+    kill "$hog"; wait "$hog" 2>/dev/null
+}
+
+# expect_survives NAME SECONDS OPS: stress-ng cpu, fork and context-switch load for SECONDS;
+# the scheduler must still be loaded and alive afterwards.
+expect_survives() {
+    local name=$1 secs=$2 ops=$3 n; n=$(nproc)
+    stress-ng --cpu "$n" --fork 2 --switch 2 --timeout "${secs}s" --quiet >/dev/null 2>&1
+    if kill -0 "$SCHED_PID" 2>/dev/null && is_enabled && [ "$(sched_ops)" = "$ops" ]; then
+        pass "$name survives ${secs} s of stress-ng (cpu, fork, switch)"
+    else
+        fail "$name survives ${secs} s of stress-ng" "state $(sched_state), ops '$(sched_ops)'"
+    fi
+}
+
+# expect_hotplug_restart NAME OPS LOG: taking a CPU offline makes the kernel eject the
+# scheduler with a restart request; the runtime must load it again by itself.
+expect_hotplug_restart() {
+    local name=$1 ops=$2 log=$3 cpu; cpu=$(( $(nproc) - 1 ))
+    echo 0 > "/sys/devices/system/cpu/cpu$cpu/online"
+    if wait_for 60 grep -q "asked for a restart" "$log" && wait_for 60 is_enabled \
+            && [ "$(sched_ops)" = "$ops" ] && kill -0 "$SCHED_PID"; then
+        pass "$name restarts by itself after CPU $cpu goes offline"
+    else
+        fail "$name restarts after hotplug" "state $(sched_state); log: $(tail -n 5 "$log")"
+    fi
+    echo 1 > "/sys/devices/system/cpu/cpu$cpu/online"
+    wait_for 60 is_enabled
+}

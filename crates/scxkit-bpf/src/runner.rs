@@ -55,13 +55,13 @@ pub fn run(name: &str, mut attempt: impl FnMut(&Shutdown) -> Result<ExitInfo>) -
 /// Watches an attached scheduler until the kernel ejects it or a signal asks to stop, printing
 /// `report()` every `--stats` interval; detaches and returns why it stopped.
 pub fn monitor(
+    name: &str,
     object: &Object,
     link: Link,
     opts: &CommonOpts,
     shutdown: &Shutdown,
     mut report: impl FnMut() -> Result<String>,
 ) -> Result<ExitInfo> {
-    let name = object.name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     info!("{name}: attached; sched_ext is on (Ctrl-C to stop)");
     let interval = opts.stats.map(Duration::from_secs_f64);
     let mut next_report = Instant::now() + interval.unwrap_or(Duration::MAX / 4);

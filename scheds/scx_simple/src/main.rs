@@ -65,7 +65,7 @@ fn run_once(opts: &Opts, shutdown: &Shutdown) -> Result<ExitInfo> {
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.simple_ops.attach_struct_ops().context("attaching the scheduler")?;
     let mut counters = stats::Counters::default();
-    scxkit_bpf::monitor(skel.object(), link, &opts.common, shutdown, || {
+    scxkit_bpf::monitor(NAME, skel.object(), link, &opts.common, shutdown, || {
         counters.report(&skel.maps.stats)
     })
 }
