@@ -60,7 +60,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 \
     -kernel "$kdir/bzImage" -initrd "$work/initrd.gz" \
     -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off -- $*" \
     -nographic -no-reboot -serial mon:stdio -nic none </dev/null 2>&1 \
-    | tr -d '\r' | tee "$console" ${log:+"$log"}
+    | tr -d '\r' | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$console" ${log:+"$log"}
 qemu_rc=${PIPESTATUS[0]}
 set -e
 [ "$qemu_rc" -eq 124 ] && { echo "vm/run: TIMEOUT after ${timeout_s}s" >&2; exit 124; }

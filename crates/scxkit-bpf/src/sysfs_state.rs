@@ -48,7 +48,7 @@ fn check_state(scheduler: &str, state: &SchedExtState) -> Result<()> {
         SchedExtState::Unsupported => bail!(
             "this kernel has no sched_ext ({SCHED_EXT_SYSFS} is missing; it needs \
              CONFIG_SCHED_CLASS_EXT=y). Run {scheduler} in the scxkit guest instead: \
-             vm/demo.sh {scheduler}"
+             ./demo.sh {scheduler}"
         ),
         SchedExtState::Enabled { ops } => bail!(
             "another sched_ext scheduler is loaded: '{ops}'. Stop it first; {scheduler} was not loaded"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The second command: installs what is missing, then runs every test: host unit tests, then
+# the guest integration tests on the oldest and newest kernel series (tests/guest.sh).
+#   ./test.sh            all tests
+#   ./test.sh --host     host tests only
+set -euo pipefail
+top=$(cd "$(dirname "$0")" && pwd)
+"$top/vm/setup-host.sh"
+echo "==== host tests"
+cargo test --quiet --manifest-path "$top/Cargo.toml" --workspace
+[ "${1:-}" = "--host" ] && exit 0
+echo "==== guest tests"
+"$top/tests/guest.sh"
