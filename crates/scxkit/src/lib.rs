@@ -1,1 +1,8 @@
+//! scxkit: the pure-Rust part every scheduler shares (no BPF here): the machine's topology
+//! read from sysfs, cpumasks, scheduling domains, infeasible weights and the metrics layer.
 
+pub mod cpumask;
+pub mod topology;
+
+pub use cpumask::Cpumask;
+pub use topology::{CoreType, Topology};
