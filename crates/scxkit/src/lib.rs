@@ -2,6 +2,9 @@
 //! read from sysfs, cpumasks, scheduling domains, infeasible weights and the metrics layer.
 
 pub mod cpumask;
+pub mod cpuset;
+pub mod domains;
+pub mod infeasible;
 pub mod topology;
 
 pub use cpumask::Cpumask;
