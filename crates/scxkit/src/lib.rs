@@ -5,6 +5,7 @@ pub mod cpumask;
 pub mod cpuset;
 pub mod domains;
 pub mod infeasible;
+pub mod metrics;
 pub mod topology;
 
 pub use cpumask::Cpumask;
