@@ -116,3 +116,17 @@ expect_hotplug_restart() {
     echo 1 > "/sys/devices/system/cpu/cpu$cpu/online"
     wait_for 60 is_enabled
 }
+
+# expect_prometheus NAME SERIES: the scheduler's Prometheus endpoint (default address) serves
+# SERIES with a value above zero.
+expect_prometheus() {
+    local name=$1 series=$2 body value
+    wait_for 20 sh -c "wget -q -O /tmp/metrics http://127.0.0.1:9000/metrics && grep -q '^$series' /tmp/metrics"
+    body=$(cat /tmp/metrics 2>/dev/null)
+    value=$(echo "$body" | grep "^$series" | head -n1 | awk '{print $NF}')
+    if [ -n "$value" ] && [ "${value%%.*}" -gt 0 ] 2>/dev/null; then
+        pass "$name serves Prometheus metrics ($series = $value)"
+    else
+        fail "$name serves Prometheus metrics" "no positive $series in: $(echo "$body" | head -n 8)"
+    fi
+}

@@ -1,6 +1,7 @@
 //! Options every scheduler takes, flattened into its own clap parser.
 
 use clap::Args;
+use scxkit::metrics::backends::MetricsOpts;
 
 #[derive(Debug, Clone, Args)]
 pub struct CommonOpts {
@@ -11,10 +12,23 @@ pub struct CommonOpts {
     /// Verbose output: debug logs and libbpf's messages while loading.
     #[arg(short, long)]
     pub verbose: bool,
+
+    #[command(flatten)]
+    pub metrics: MetricsOpts,
 }
 
 /// Smallest stats interval accepted, in seconds.
 pub const MIN_STATS_INTERVAL_S: f64 = 0.1;
+/// How often metrics are read for the exporters when `--stats` is not given, in seconds.
+pub const EXPORT_INTERVAL_S: f64 = 1.0;
+
+impl CommonOpts {
+    /// How often to read the statistics: the `--stats` interval, else once a second when an
+    /// exporter wants them, else never.
+    pub fn sample_interval_s(&self) -> Option<f64> {
+        self.stats.or(self.metrics.any_backend().then_some(EXPORT_INTERVAL_S))
+    }
+}
 
 fn parse_interval_s(text: &str) -> Result<f64, String> {
     let value: f64 = text.parse().map_err(|_| format!("'{text}' is not a number of seconds"))?;

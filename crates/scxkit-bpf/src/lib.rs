@@ -17,5 +17,5 @@ pub mod sysfs_state;
 pub use cli::CommonOpts;
 pub use compat::KernelBtf;
 pub use exit_info::ExitInfo;
-pub use runner::{monitor, run, Shutdown};
+pub use runner::{run, SchedulerSpec, Session, Shutdown};
 pub use sysfs_state::{preflight, SchedExtState};

@@ -16,28 +16,28 @@ use anyhow::{Context, Result};
 use bpf_skel::MainSkelBuilder;
 use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use scxkit_bpf::{CommonOpts, ExitInfo, KernelBtf, Shutdown};
+use scxkit_bpf::{CommonOpts, ExitInfo, SchedulerSpec, Session};
 use std::mem::MaybeUninit;
 
-const NAME: &str = "scx_simple";
-
-/// Kfuncs this scheduler cannot do without; checked against the kernel before loading.
-const REQUIRED_KFUNCS: &[&str] = &[
-    "scx_bpf_select_cpu_dfl",
-    "scx_bpf_dsq_insert",
-    "scx_bpf_dsq_insert_vtime",
-    "scx_bpf_dsq_move_to_local",
-];
-
-/// Kfuncs the BPF side replaces when they cannot be called, and how.
-const OPTIONAL_KFUNCS: &[(&str, &str)] = &[
-    ("scx_bpf_create_dsq", "tasks wait in the built-in global FIFO instead of a vtime queue"),
-    ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
-];
+const SPEC: SchedulerSpec = SchedulerSpec {
+    name: "scx_simple",
+    required_kfuncs: &[
+        "scx_bpf_select_cpu_dfl",
+        "scx_bpf_dsq_insert",
+        "scx_bpf_dsq_insert_vtime",
+        "scx_bpf_dsq_move_to_local",
+    ],
+    optional_kfuncs: &[
+        ("scx_bpf_create_dsq", "tasks wait in the built-in global FIFO instead of a vtime queue"),
+        ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
+    ],
+    metrics: stats::METRICS,
+    log_line: stats::log_line,
+};
 
 /// A minimal sched_ext scheduler: idle CPUs first, then one queue ordered by weighted vtime.
 #[derive(Debug, Parser)]
-#[command(name = NAME, version)]
+#[command(name = "scx_simple", version)]
 struct Opts {
     /// Time slice of every task, in microseconds.
     #[arg(long, value_name = "US", default_value_t = intf::SIMPLE_SLICE_DEFAULT_US as u64,
@@ -50,22 +50,14 @@ struct Opts {
 
 fn main() -> Result<()> {
     let opts = Opts::parse();
-    scxkit_bpf::logging::init(opts.common.verbose);
-    scxkit_bpf::preflight(NAME)?;
-    let btf = KernelBtf::from_vmlinux()?;
-    btf.require_kfuncs(REQUIRED_KFUNCS)?;
-    btf.report_fallbacks(OPTIONAL_KFUNCS);
-    scxkit_bpf::run(NAME, |shutdown| run_once(&opts, shutdown))
+    scxkit_bpf::run(&SPEC, &opts.common, |session| run_once(&opts, session))
 }
 
-fn run_once(opts: &Opts, shutdown: &Shutdown) -> Result<ExitInfo> {
+fn run_once(opts: &Opts, session: &mut Session) -> Result<ExitInfo> {
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
     open.maps.rodata_data.as_deref_mut().context("no .rodata")?.slice_ns = opts.slice_us * 1000;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.simple_ops.attach_struct_ops().context("attaching the scheduler")?;
-    let mut counters = stats::Counters::default();
-    scxkit_bpf::monitor(NAME, skel.object(), link, &opts.common, shutdown, || {
-        counters.report(&skel.maps.stats)
-    })
+    session.monitor(skel.object(), link, || stats::read(&skel.maps.stats))
 }

@@ -1,37 +1,60 @@
-//! scx_simple's statistics: how tasks were dispatched, per interval.
+//! scx_simple's statistics, declared once for every backend.
 
 use crate::intf;
 use anyhow::Result;
 use libbpf_rs::MapCore;
+use scxkit::metrics::{MetricDef, MetricKind, Snapshot};
+use metrics::Unit;
 
-/// Totals seen at the previous report, to print per-interval deltas.
-#[derive(Default)]
-pub struct Counters {
-    local: u64,
-    global: u64,
+const LOCAL: &[(&str, &str)] = &[("type", "local")];
+const SHARED: &[(&str, &str)] = &[("type", "shared")];
+
+/// In the order of `enum simple_stat_idx` in intf.h.
+pub static METRICS: &[MetricDef] = &[
+    MetricDef {
+        name: "dispatched_tasks_total",
+        labels: LOCAL,
+        kind: MetricKind::Counter,
+        unit: Unit::Count,
+        help: "Tasks that woke up on an idle CPU and went straight to its local queue.",
+    },
+    MetricDef {
+        name: "dispatched_tasks_total",
+        labels: SHARED,
+        kind: MetricKind::Counter,
+        unit: Unit::Count,
+        help: "Tasks that waited in the shared weighted-vtime queue.",
+    },
+];
+
+pub fn read(map: &dyn MapCore) -> Result<Vec<f64>> {
+    let sums = scxkit_bpf::maps::percpu_u64_sums(map, intf::SIMPLE_NR_STATS)?;
+    Ok(sums.into_iter().map(|v| v as f64).collect())
 }
 
-impl Counters {
-    pub fn report(&mut self, map: &dyn MapCore) -> Result<String> {
-        let sums = scxkit_bpf::maps::percpu_u64_sums(map, intf::SIMPLE_NR_STATS)?;
-        let (local, global) = (sums[intf::SIMPLE_STAT_LOCAL as usize], sums[intf::SIMPLE_STAT_GLOBAL as usize]);
-        let line = format_line(local - self.local, global - self.global);
-        (self.local, self.global) = (local, global);
-        Ok(line)
-    }
-}
-
-fn format_line(local: u64, global: u64) -> String {
-    let total = local + global;
-    let pct_local = if total == 0 { 0.0 } else { 100.0 * local as f64 / total as f64 };
-    format!("dispatched {total}: local {local} ({pct_local:.1}%), global {global}")
+pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
+    let local = now.delta(previous, "dispatched_tasks_total", LOCAL);
+    let shared = now.delta(previous, "dispatched_tasks_total", SHARED);
+    let total = local + shared;
+    let pct_local = if total == 0.0 { 0.0 } else { 100.0 * local / total };
+    format!("dispatched {total}: local {local} ({pct_local:.1}%), shared {shared}")
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn line_shows_percentages() {
-        assert_eq!(super::format_line(1, 3), "dispatched 4: local 1 (25.0%), global 3");
-        assert_eq!(super::format_line(0, 0), "dispatched 0: local 0 (0.0%), global 0");
+    fn line_shows_per_interval_counts_and_percentages() {
+        let previous = Snapshot { defs: METRICS, values: vec![10.0, 10.0] };
+        let now = Snapshot { defs: METRICS, values: vec![11.0, 13.0] };
+        assert_eq!(log_line(&previous, &now), "dispatched 4: local 1 (25.0%), shared 3");
+        assert_eq!(log_line(&now, &now), "dispatched 0: local 0 (0.0%), shared 0");
+    }
+
+    #[test]
+    fn metrics_follow_the_bpf_counter_order() {
+        assert_eq!(METRICS.len(), intf::SIMPLE_NR_STATS as usize);
+        assert_eq!(METRICS[intf::SIMPLE_STAT_LOCAL as usize].labels, LOCAL);
     }
 }

@@ -24,3 +24,21 @@ fn bad_options_are_refused_before_anything_else() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--slice-us"), "{stderr}");
 }
+
+#[test]
+fn help_stats_lists_every_statistic_without_loading() {
+    let out = Command::new(env!("CARGO_BIN_EXE_scx_simple")).arg("--help-stats").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("dispatched_tasks_total{type=\"local\"}"), "{stdout}");
+    assert!(stdout.contains("dispatched_tasks_total{type=\"shared\"}"), "{stdout}");
+    assert!(stdout.lines().all(|l| l.len() > 60), "each line has a description: {stdout}");
+}
+
+#[test]
+fn help_names_units_and_defaults() {
+    let out = Command::new(env!("CARGO_BIN_EXE_scx_simple")).arg("--help").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("in microseconds") && stdout.contains("[default: 20000]"), "{stdout}");
+    assert!(stdout.contains("--enable-prometheus") && stdout.contains("--statsd"), "{stdout}");
+}
