@@ -27,8 +27,15 @@ is_disabled() { [ "$(sched_state)" = disabled ]; }
 # ext_enabled PID: the task is in the sched_ext class.
 ext_enabled() { grep -q '^ext.enabled *: *1' "/proc/$1/sched" 2>/dev/null; }
 
-# last_cpu PID: the CPU the task last ran on (field 39 of /proc/PID/stat).
-last_cpu() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f37; }
+# last_cpu PID: the CPU the task last ran on (field 39 of /proc/PID/stat). Shell builtins
+# only: a sampler that forks would itself load the CPUs it is watching.
+last_cpu() {
+    local line
+    read -r line < "/proc/$1/stat" || return 1
+    set -- ${line##*) }
+    shift 36
+    echo "$1"
+}
 
 finish() {
     if [ "$SCXK_FAILS" -eq 0 ]; then echo "ALL PASSED"; return 0; fi
@@ -129,4 +136,18 @@ expect_prometheus() {
     else
         fail "$name serves Prometheus metrics" "no positive $series in: $(echo "$body" | head -n 8)"
     fi
+}
+
+# cpus_seen SECONDS PID...: the distinct CPUs the tasks were seen on over SECONDS, sampling
+# the processor field of /proc/PID/stat every 0.1 s; prints them sorted, space-separated.
+cpus_seen() {
+    local secs=$1 i=0 seen="" p c; shift
+    while [ "$i" -lt $((secs * 10)) ]; do
+        for p in "$@"; do
+            c=$(last_cpu "$p") || continue
+            case " $seen " in *" $c "*) ;; *) seen="$seen $c" ;; esac
+        done
+        usleep 100000; i=$((i + 1))
+    done
+    echo $seen | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//'
 }

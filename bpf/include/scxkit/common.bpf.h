@@ -8,6 +8,14 @@
 #include <bpf/bpf_core_read.h>
 #include "kfuncs.bpf.h"
 
+/* errno values (vmlinux.h has no macros). */
+#define ENOENT 2
+#define ENOMEM 12
+#define EINVAL 22
+
+/* task_struct->flags (include/linux/sched.h). */
+#define PF_KTHREAD 0x00200000
+
 #define BPF_STRUCT_OPS(name, args...) SEC("struct_ops/" #name) BPF_PROG(name, ##args)
 #define BPF_STRUCT_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
 

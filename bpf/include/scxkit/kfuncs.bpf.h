@@ -40,6 +40,9 @@ void scx_bpf_dsq_insert(struct task_struct *p, u64 dsq_id, u64 slice, u64 enq_fl
 void scx_bpf_dsq_insert_vtime(struct task_struct *p, u64 dsq_id, u64 slice, u64 vtime,
 			      u64 enq_flags) __ksym;
 bool scx_bpf_dsq_move_to_local(u64 dsq_id) __ksym;
+/* The kernel's idle-CPU selection restricted to `cpus_allowed`; negative if none is idle. */
+s32 scx_bpf_select_cpu_and(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
+			   const struct cpumask *cpus_allowed, u64 flags) __ksym;
 void scx_bpf_put_idle_cpumask(const struct cpumask *idle_mask) __ksym;
 u32 scx_bpf_nr_cpu_ids(void) __ksym;
 bool scx_bpf_task_running(const struct task_struct *p) __ksym;

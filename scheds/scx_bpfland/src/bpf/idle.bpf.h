@@ -1,0 +1,96 @@
+/*
+ * scx_bpfland, CPU placement: the primary domain, per-CPU idle and busy state, and the
+ * idle-CPU selection (previous CPU, then a fully idle SMT core, the same LLC, the same node,
+ * which is the order of the kernel's built-in selection that scx_bpf_select_cpu_and() runs
+ * inside the mask we give it).
+ */
+#ifndef __BPFLAND_IDLE_BPF_H
+#define __BPFLAND_IDLE_BPF_H
+
+struct cpu_ctx {
+	/* When the CPU last left idle, ns; 0 while idle. */
+	u64 busy_since_ns;
+	/* The ext task running here is regular, so an interactive wakeup may preempt it. */
+	u32 running_regular;
+	u32 dispatches;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BPFLAND_MAX_CPUS);
+	__type(key, u32);
+	__type(value, struct cpu_ctx);
+} cpu_ctxs SEC(".maps");
+
+private(BPFLAND) struct bpf_cpumask __kptr *primary_mask;
+
+static __always_inline struct cpu_ctx *cpu_ctx_get(s32 cpu)
+{
+	u32 key = cpu;
+
+	return bpf_map_lookup_elem(&cpu_ctxs, &key);
+}
+
+static __always_inline bool in_primary(s32 cpu)
+{
+	return primary_all || bitmap_test(primary_cpus, BPFLAND_MAX_CPUS / 64, cpu);
+}
+
+/* Whether every primary CPU has been busy for at least overflow_delay_ns. Short bursts
+ * that happen to overlap (a kworker, a light task's work) do not count: only a sustained
+ * load overflows. */
+static __always_inline bool primary_saturated(void)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 cpu;
+
+	bpf_for(cpu, 0, nr_cpus) {
+		struct cpu_ctx *cctx;
+
+		if (!in_primary(cpu))
+			continue;
+		cctx = cpu_ctx_get(cpu);
+		if (!cctx || !cctx->busy_since_ns || now - cctx->busy_since_ns < overflow_delay_ns)
+			return false;
+	}
+	return true;
+}
+
+/* An idle CPU in `domain` for p, claimed; negative when there is none. */
+static __always_inline s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
+					 const struct cpumask *domain)
+{
+	if (scx_bpf_test_and_clear_cpu_idle_usable() &&
+	    bpf_cpumask_test_cpu(prev_cpu, domain) && bpf_cpumask_test_cpu(prev_cpu, p->cpus_ptr) &&
+	    scx_bpf_test_and_clear_cpu_idle(prev_cpu))
+		return prev_cpu;
+	return scx_bpf_select_cpu_and(p, prev_cpu, wake_flags, domain, 0);
+}
+
+/* Where a waking task should run: an idle primary CPU, else, when the primary domain is
+ * saturated, any idle CPU it may use; negative when it has to queue. */
+static __always_inline s32 place_task(struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	const struct cpumask *primary = cast_mask(primary_mask);
+	s32 cpu;
+
+	if (primary_all || !primary)
+		return pick_idle_cpu(p, prev_cpu, wake_flags, p->cpus_ptr);
+	cpu = pick_idle_cpu(p, prev_cpu, wake_flags, primary);
+	if (cpu >= 0 || !primary_saturated())
+		return cpu;
+	cpu = scx_bpf_select_cpu_and(p, prev_cpu, wake_flags, p->cpus_ptr, 0);
+	if (cpu >= 0)
+		scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
+	return cpu;
+}
+
+/* Whether p may run on some primary CPU. */
+static __always_inline bool allowed_on_primary(const struct task_struct *p)
+{
+	const struct cpumask *primary = cast_mask(primary_mask);
+
+	return primary_all || !primary || bpf_cpumask_intersects(primary, p->cpus_ptr);
+}
+
+#endif /* __BPFLAND_IDLE_BPF_H */

@@ -1,0 +1,204 @@
+/*
+ * scx_bpfland: an interactive-first scheduler.
+ *
+ * Tasks that often block by themselves (games, audio, UI threads) are told apart from the
+ * CPU hogs by their rate of voluntary context switches (task.bpf.h) and are served first
+ * (queue.bpf.h). Work is kept on the primary domain's CPUs until they are all busy, then
+ * overflows to the others (idle.bpf.h). Each file holds one concern; this one holds the
+ * sched_ext callbacks, each a few lines.
+ */
+#include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
+#include <scxkit/exit_info.bpf.h>
+#include "intf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u64 slice_ns = BPFLAND_SLICE_DEFAULT_US * 1000ULL;
+RODATA u64 slice_min_ns = BPFLAND_SLICE_MIN_DEFAULT_US * 1000ULL;
+RODATA u64 slice_lag_ns = BPFLAND_SLICE_LAG_DEFAULT_US * 1000ULL;
+RODATA u64 nvcsw_threshold = BPFLAND_NVCSW_THRESHOLD_DEFAULT;
+RODATA u64 overflow_delay_ns = BPFLAND_OVERFLOW_DELAY_DEFAULT_US * 1000ULL;
+RODATA bool local_kthreads;
+RODATA bool preempt_enabled = true;
+RODATA u32 nr_cpus = 1;
+RODATA bool primary_all = true;
+RODATA u64 primary_cpus[BPFLAND_MAX_CPUS / 64];
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BPFLAND_NR_STATS);
+	__type(key, u32);
+	__type(value, u64);
+} stats SEC(".maps");
+
+#include "task.bpf.h"
+#include "idle.bpf.h"
+#include "queue.bpf.h"
+
+s32 BPF_STRUCT_OPS(bpfland_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	s32 cpu;
+
+	if (!tctx)
+		return prev_cpu;
+	cpu = place_task(p, prev_cpu, wake_flags);
+	tctx->woke_saturated = cpu < 0;
+	if (cpu < 0)
+		return prev_cpu;
+	tctx->slice_ns = task_slice(tctx);
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, tctx->slice_ns, 0);
+	scxk_count(&stats, BPFLAND_STAT_DIRECT);
+	return cpu;
+}
+
+void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	s32 cpu;
+
+	if (!tctx)
+		return;
+	tctx->slice_ns = task_slice(tctx);
+
+	if (local_kthreads && is_per_cpu_kthread(p)) {
+		scxk_count(&stats, BPFLAND_STAT_KTHREAD);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, tctx->slice_ns, enq_flags);
+		return;
+	}
+	/* A task kept off the primary domain by its affinity waits on its own CPU. */
+	if (!allowed_on_primary(p)) {
+		cpu = scx_bpf_task_cpu(p);
+		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			cpu = bpf_cpumask_any_distribute(p->cpus_ptr);
+		scxk_count(&stats, BPFLAND_STAT_PINNED);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, tctx->slice_ns, enq_flags);
+		return;
+	}
+	if (!(enq_flags & SCX_ENQ_WAKEUP) && run_on_idle(p, tctx->slice_ns, enq_flags))
+		return;
+	if (overflow_now(p, tctx->slice_ns, enq_flags))
+		return;
+	if (preempt_enabled && tctx->interactive && tctx->woke_saturated &&
+	    (enq_flags & SCX_ENQ_WAKEUP) && preempt_for(p, tctx->slice_ns, enq_flags))
+		return;
+	queue_task(p, tctx, tctx->slice_ns, enq_flags);
+}
+
+void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
+{
+	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
+	struct task_ctx *tctx;
+
+	if (!cctx || !scx_bpf_create_dsq_usable())
+		return;
+	/* Outside the primary domain, only take work while the primary domain is saturated
+	 * (the task running here then goes back through enqueue: SCX_OPS_ENQ_LAST). */
+	if (!in_primary(cpu) && !primary_saturated())
+		return;
+	if (consume(cctx))
+		return;
+	/* Nothing else to run: the previous task goes on with a fresh slice. */
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx_get(prev))) {
+		tctx->slice_ns = task_slice(tctx);
+		/* A new budget period starts with the refill. */
+		tctx->start_ns = bpf_ktime_get_ns();
+		scxk_set_slice(prev, tctx->slice_ns);
+	}
+}
+
+void BPF_STRUCT_OPS(bpfland_running, struct task_struct *p)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	struct cpu_ctx *cctx = cpu_ctx_get(scx_bpf_task_cpu(p));
+
+	if (time_before(vtime_now, p->scx.dsq_vtime))
+		vtime_now = p->scx.dsq_vtime;
+	if (!tctx)
+		return;
+	tctx->start_ns = bpf_ktime_get_ns();
+	if (cctx)
+		cctx->running_regular = !tctx->interactive;
+}
+
+void BPF_STRUCT_OPS(bpfland_stopping, struct task_struct *p, bool runnable)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	struct cpu_ctx *cctx = cpu_ctx_get(scx_bpf_task_cpu(p));
+
+	if (cctx)
+		cctx->running_regular = 0;
+	if (tctx)
+		task_stop(p, tctx, runnable);
+}
+
+void BPF_STRUCT_OPS(bpfland_update_idle, s32 cpu, bool idle)
+{
+	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
+
+	if (cctx)
+		cctx->busy_since_ns = idle ? 0 : bpf_ktime_get_ns();
+}
+
+void BPF_STRUCT_OPS(bpfland_enable, struct task_struct *p)
+{
+	scxk_set_dsq_vtime(p, vtime_now);
+}
+
+s32 BPF_STRUCT_OPS(bpfland_init_task, struct task_struct *p, struct scx_init_task_args *args)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!tctx)
+		return -ENOMEM;
+	tctx->window_start_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+void BPF_STRUCT_OPS(bpfland_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	if (tctx && tctx->interactive)
+		__sync_fetch_and_sub(&nr_interactive, 1);
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(bpfland_init)
+{
+	s32 err;
+
+	if (!primary_all) {
+		err = SCXK_CPUMASK_FROM_BITMAP(primary_mask, primary_cpus, nr_cpus);
+		if (err)
+			return err;
+	}
+	if (!scx_bpf_create_dsq_usable())
+		return 0;
+	err = scx_bpf_create_dsq(BPFLAND_PRIO_DSQ, -1);
+	return err ? err : scx_bpf_create_dsq(BPFLAND_SHARED_DSQ, -1);
+}
+
+void BPF_STRUCT_OPS(bpfland_exit, struct scx_exit_info *ei)
+{
+	scxk_record_exit(ei);
+}
+
+SEC(".struct_ops.link")
+struct sched_ext_ops bpfland_ops = {
+	.select_cpu = (void *)bpfland_select_cpu,
+	.enqueue = (void *)bpfland_enqueue,
+	.dispatch = (void *)bpfland_dispatch,
+	.running = (void *)bpfland_running,
+	.stopping = (void *)bpfland_stopping,
+	.update_idle = (void *)bpfland_update_idle,
+	.enable = (void *)bpfland_enable,
+	.init_task = (void *)bpfland_init_task,
+	.exit_task = (void *)bpfland_exit_task,
+	.init = (void *)bpfland_init,
+	.exit = (void *)bpfland_exit,
+	/* Keep the kernel's idle tracking: scx_bpf_select_cpu_and() relies on it. Have the last
+	 * runnable task of a CPU go through enqueue rather than keep the CPU: that is how a task
+	 * left outside the primary domain comes back once the primary domain frees up. */
+	.flags = SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST,
+	.name = "bpfland",
+};

@@ -1,0 +1,104 @@
+/*
+ * scx_bpfland, queues: interactive tasks wait in their own queue, served before the regular
+ * one; each queue is ordered by weighted vruntime. A waking interactive task on a saturated
+ * machine preempts a regular one. Where the kernel cannot create queues (see kfuncs.bpf.h)
+ * both classes share the built-in global FIFO, interactive tasks at its head.
+ */
+#ifndef __BPFLAND_QUEUE_BPF_H
+#define __BPFLAND_QUEUE_BPF_H
+
+static __always_inline bool is_per_cpu_kthread(const struct task_struct *p)
+{
+	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1;
+}
+
+/* Puts interactive p on the local queue of a CPU running a regular task, preempting it.
+ * The victim is in the primary domain, or anywhere once the primary domain is saturated.
+ * Returns false when there is no such CPU. */
+static __always_inline bool preempt_for(struct task_struct *p, u64 slice, u64 enq_flags)
+{
+	bool anywhere = primary_all || primary_saturated();
+	s32 victim = -1;
+	u32 cpu;
+
+	bpf_for(cpu, 0, nr_cpus) {
+		struct cpu_ctx *cctx = cpu_ctx_get(cpu);
+
+		if (!cctx || !cctx->running_regular || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		if (in_primary(cpu)) {
+			victim = cpu;
+			break;
+		}
+		if (anywhere && victim < 0)
+			victim = cpu;
+	}
+	if (victim < 0)
+		return false;
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | victim, slice, enq_flags | SCX_ENQ_PREEMPT);
+	scxk_count(&stats, BPFLAND_STAT_PREEMPT);
+	if (!in_primary(victim))
+		scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
+	return true;
+}
+
+/* Runs p at once on an idle CPU of its domain (the primary domain, or all its CPUs), if any:
+ * an idle CPU sleeps and would not come to take queued work by itself. For tasks queued
+ * again without a wakeup (slice expired, or sent back from outside the primary domain). */
+static __always_inline bool run_on_idle(struct task_struct *p, u64 slice, u64 enq_flags)
+{
+	const struct cpumask *domain = primary_all ? p->cpus_ptr : cast_mask(primary_mask);
+	s32 cpu;
+
+	if (!domain)
+		return false;
+	cpu = scx_bpf_select_cpu_and(p, scx_bpf_task_cpu(p), 0, domain, 0);
+	if (cpu < 0)
+		return false;
+	scxk_count(&stats, BPFLAND_STAT_DIRECT);
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
+	return true;
+}
+
+/* When the primary domain is saturated, runs p on an idle CPU outside it at once: such a
+ * CPU sleeps and would not come to take queued work by itself. */
+static __always_inline bool overflow_now(struct task_struct *p, u64 slice, u64 enq_flags)
+{
+	s32 cpu;
+
+	if (primary_all || !primary_saturated())
+		return false;
+	cpu = scx_bpf_select_cpu_and(p, scx_bpf_task_cpu(p), 0, p->cpus_ptr, 0);
+	if (cpu < 0)
+		return false;
+	scxk_count(&stats, in_primary(cpu) ? BPFLAND_STAT_DIRECT : BPFLAND_STAT_OVERFLOW);
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
+	return true;
+}
+
+/* Queues p by class and vruntime. */
+static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,
+				       u64 enq_flags)
+{
+	scxk_count(&stats, tctx->interactive ? BPFLAND_STAT_INTERACTIVE : BPFLAND_STAT_REGULAR);
+	if (!scx_bpf_create_dsq_usable()) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice,
+				   enq_flags | (tctx->interactive ? SCX_ENQ_HEAD : 0));
+		return;
+	}
+	scx_bpf_dsq_insert_vtime(p, tctx->interactive ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ,
+				 slice, task_vtime(p), enq_flags);
+}
+
+/* Moves the next task to this CPU's local queue: interactive first, but one time in
+ * BPFLAND_STARVATION_GUARD the regular queue goes first. */
+static __always_inline bool consume(struct cpu_ctx *cctx)
+{
+	if (++cctx->dispatches % BPFLAND_STARVATION_GUARD == 0 &&
+	    scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ))
+		return true;
+	return scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) ||
+	       scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ);
+}
+
+#endif /* __BPFLAND_QUEUE_BPF_H */

@@ -1,0 +1,93 @@
+/*
+ * scx_bpfland, per-task state: weighted vruntime, the time-slice budget, and the
+ * interactive classification from the rate of voluntary context switches.
+ */
+#ifndef __BPFLAND_TASK_BPF_H
+#define __BPFLAND_TASK_BPF_H
+
+#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_MSEC 1000000ULL
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_ctx);
+} task_ctxs SEC(".maps");
+
+/* The largest vruntime of a task that started running: the queues' "now". */
+static u64 vtime_now;
+/* Tasks classified interactive now (a gauge for userspace). */
+u64 nr_interactive;
+
+static __always_inline struct task_ctx *task_ctx_get(const struct task_struct *p)
+{
+	return bpf_task_storage_get(&task_ctxs, (struct task_struct *)p, 0, 0);
+}
+
+/* The next slice: the base slice plus what the task left unused last time (or minus what
+ * it overran), the carry bounded by the lag, never below the minimum. */
+static __always_inline u64 task_slice(const struct task_ctx *tctx)
+{
+	s64 slice = (s64)slice_ns + tctx->carry_ns;
+
+	return slice < (s64)slice_min_ns ? slice_min_ns : (u64)slice;
+}
+
+/* The vruntime to queue with: a long sleeper brings back at most `slice_lag_ns` of credit. */
+static __always_inline u64 task_vtime(const struct task_struct *p)
+{
+	u64 floor = vtime_now - slice_lag_ns;
+
+	return time_before(p->scx.dsq_vtime, floor) ? floor : p->scx.dsq_vtime;
+}
+
+static __always_inline s64 clamp_lag(s64 ns)
+{
+	if (ns > (s64)slice_lag_ns)
+		return slice_lag_ns;
+	if (ns < -(s64)slice_lag_ns)
+		return -(s64)slice_lag_ns;
+	return ns;
+}
+
+/* Closes the voluntary-switch window when it is long enough and updates the class. */
+static __always_inline void update_interactive(struct task_ctx *tctx, u64 now)
+{
+	u64 elapsed = now - tctx->window_start_ns;
+	u64 rate;
+	u32 interactive;
+
+	if (elapsed < BPFLAND_NVCSW_WINDOW_MS * NSEC_PER_MSEC)
+		return;
+	rate = tctx->nvcsw_window * NSEC_PER_SEC / elapsed;
+	/* Exponential average, 3/4 of the old value and 1/4 of the new window. */
+	tctx->nvcsw_rate = (tctx->nvcsw_rate * 3 + rate) / 4;
+	tctx->nvcsw_window = 0;
+	tctx->window_start_ns = now;
+
+	interactive = tctx->nvcsw_rate >= nvcsw_threshold;
+	if (interactive != tctx->interactive) {
+		tctx->interactive = interactive;
+		if (interactive)
+			__sync_fetch_and_add(&nr_interactive, 1);
+		else
+			__sync_fetch_and_sub(&nr_interactive, 1);
+	}
+}
+
+/* Accounts a task leaving the CPU: vruntime, slice budget, voluntary switches. */
+static __always_inline void task_stop(struct task_struct *p, struct task_ctx *tctx, bool runnable)
+{
+	u64 now = bpf_ktime_get_ns();
+	u64 used_ns = now - tctx->start_ns;
+
+	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + used_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight);
+	tctx->carry_ns = clamp_lag((s64)tctx->slice_ns - (s64)used_ns);
+	/* Not runnable any more: the task blocked by itself (a voluntary switch). */
+	if (!runnable)
+		tctx->nvcsw_window++;
+	update_interactive(tctx, now);
+}
+
+#endif /* __BPFLAND_TASK_BPF_H */

@@ -1,0 +1,142 @@
+//! scx_bpfland: an interactive-first sched_ext scheduler with a primary domain.
+//! The policy is in src/bpf/; this file is its options and its loading.
+
+mod bpf_skel {
+    #![allow(clippy::all, unused_imports)]
+    include!(concat!(env!("OUT_DIR"), "/bpf_skel.rs"));
+}
+mod stats;
+mod watch;
+
+#[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+mod intf {
+    include!(concat!(env!("OUT_DIR"), "/intf.rs"));
+}
+
+use anyhow::{bail, Context, Result};
+use bpf_skel::MainSkelBuilder;
+use clap::Parser;
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use scxkit::cpuset::{resolve_cpu_set, NAMED_SETS};
+use scxkit::{Cpumask, Topology};
+use scxkit_bpf::{CommonOpts, ExitInfo, SchedulerSpec, Session};
+use std::mem::MaybeUninit;
+
+const SPEC: SchedulerSpec = SchedulerSpec {
+    name: "scx_bpfland",
+    required_kfuncs: &[
+        "scx_bpf_select_cpu_and",
+        "scx_bpf_dsq_insert",
+        "scx_bpf_dsq_insert_vtime",
+        "scx_bpf_dsq_move_to_local",
+        "scx_bpf_task_cpu",
+    ],
+    optional_kfuncs: &[
+        ("scx_bpf_create_dsq", "both classes share the global FIFO, interactive tasks at its head, and CPUs outside the primary domain may take queued work"),
+        ("scx_bpf_test_and_clear_cpu_idle", "the previous CPU is not tried before the kernel's own idle selection"),
+        ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
+        ("scx_bpf_task_set_slice", "the slice is written to the task directly"),
+    ],
+    metrics: stats::METRICS,
+    log_line: stats::log_line,
+};
+
+/// An interactive-first scheduler: tasks that often block by themselves (games, audio, UI)
+/// are served before CPU hogs, and work stays on the primary domain's cores until they are
+/// all busy.
+#[derive(Debug, Parser)]
+#[command(name = "scx_bpfland", version)]
+struct Opts {
+    /// Base time slice, in microseconds.
+    #[arg(long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_DEFAULT_US as u64,
+          value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
+    slice_us: u64,
+
+    /// Smallest slice a task is ever given, in microseconds.
+    #[arg(long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_MIN_DEFAULT_US as u64,
+          value_parser = clap::value_parser!(u64).range(10..=1_000_000))]
+    slice_min_us: u64,
+
+    /// Most unused (or overrun) slice carried to a task's next slice, and most vruntime
+    /// credit a sleeper brings back, in microseconds.
+    #[arg(long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_LAG_DEFAULT_US as u64,
+          value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    slice_lag_us: u64,
+
+    /// Voluntary context switches per second at or above which a task is interactive.
+    #[arg(long, value_name = "PER_S", default_value_t = intf::BPFLAND_NVCSW_THRESHOLD_DEFAULT as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    nvcsw_threshold: u64,
+
+    /// CPUs to keep work on until they are all busy: a hex cpumask (0x00fff, ff000) or
+    /// all, performance (fastest cores), powersave (most efficient cores), auto
+    /// (performance on hybrid machines, else all).
+    #[arg(long, value_name = "CPUMASK", default_value = "all")]
+    primary_domain: String,
+
+    /// How long every primary CPU must have been busy before work overflows to the other
+    /// CPUs, in microseconds.
+    #[arg(long, value_name = "US", default_value_t = intf::BPFLAND_OVERFLOW_DELAY_DEFAULT_US as u64,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    overflow_delay_us: u64,
+
+    /// Dispatch per-CPU kernel threads straight to their CPU, ahead of everything queued.
+    #[arg(long)]
+    local_kthreads: bool,
+
+    /// Never let a waking interactive task preempt a regular one.
+    #[arg(long)]
+    no_preempt: bool,
+
+    /// With --stats, also show the class of these tasks (comma-separated PIDs).
+    #[arg(long, value_name = "PID,...", value_delimiter = ',')]
+    watch_pid: Vec<i32>,
+
+    #[command(flatten)]
+    common: CommonOpts,
+}
+
+fn main() -> Result<()> {
+    let opts = Opts::parse();
+    if opts.slice_min_us > opts.slice_us {
+        bail!("--slice-min-us ({}) must not exceed --slice-us ({})", opts.slice_min_us, opts.slice_us);
+    }
+    let topo = Topology::from_system()?;
+    let primary = resolve_cpu_set(&opts.primary_domain, &topo)
+        .with_context(|| format!("--primary-domain '{}' (a hex cpumask or one of: {NAMED_SETS})", opts.primary_domain))?;
+    if topo.nr_cpus > intf::BPFLAND_MAX_CPUS as usize {
+        bail!("this machine has {} CPUs; scx_bpfland supports up to {}", topo.nr_cpus, intf::BPFLAND_MAX_CPUS);
+    }
+    let mut watch = watch::Watch::new(&opts.watch_pid)?;
+    scxkit_bpf::run(&SPEC, &opts.common, |session| run_once(&opts, &topo, &primary, &mut watch, session))
+}
+
+fn run_once(opts: &Opts, topo: &Topology, primary: &Cpumask, watch: &mut watch::Watch, session: &mut Session) -> Result<ExitInfo> {
+    let all = primary.weight() == topo.nr_online();
+    log::info!("primary domain: {} ({}){}", primary, primary.to_hex(), if all { ", every CPU" } else { "" });
+    let mut storage = MaybeUninit::uninit();
+    let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
+    let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
+    rodata.slice_ns = opts.slice_us * 1000;
+    rodata.slice_min_ns = opts.slice_min_us * 1000;
+    rodata.slice_lag_ns = opts.slice_lag_us * 1000;
+    rodata.nvcsw_threshold = opts.nvcsw_threshold;
+    rodata.overflow_delay_ns = opts.overflow_delay_us * 1000;
+    rodata.local_kthreads = opts.local_kthreads;
+    rodata.preempt_enabled = !opts.no_preempt;
+    rodata.nr_cpus = topo.nr_cpus as u32;
+    rodata.primary_all = all;
+    for (dst, src) in rodata.primary_cpus.iter_mut().zip(primary.as_words()) {
+        *dst = *src;
+    }
+    let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
+    let link = skel.maps.bpfland_ops.attach_struct_ops().context("attaching the scheduler")?;
+    let skel = &skel;
+    session.monitor(skel.object(), link, || {
+        if opts.common.stats.is_some() {
+            watch.report(&skel.maps.task_ctxs);
+        }
+        let nr_interactive = skel.maps.bss_data.as_deref().map_or(0, |bss| bss.nr_interactive);
+        stats::read(&skel.maps.stats, nr_interactive)
+    })
+}
