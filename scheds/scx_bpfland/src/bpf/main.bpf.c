@@ -96,8 +96,11 @@ void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 	 * (the task running here then goes back through enqueue: SCX_OPS_ENQ_LAST). */
 	if (!in_primary(cpu) && !primary_saturated())
 		return;
-	if (consume(cctx))
+	if (consume(cctx)) {
+		if (!in_primary(cpu))
+			scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
 		return;
+	}
 	/* Nothing else to run: the previous task goes on with a fresh slice. */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx_get(prev))) {
 		tctx->slice_ns = task_slice(tctx);
