@@ -10,6 +10,8 @@
 struct cpu_ctx {
 	/* When the CPU last left idle, ns; 0 while idle. */
 	u64 busy_since_ns;
+	/* When the task running here started, ns. */
+	u64 running_since_ns;
 	/* The ext task running here is regular, so an interactive wakeup may preempt it. */
 	u32 running_regular;
 	u32 dispatches;

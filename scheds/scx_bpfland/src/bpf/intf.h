@@ -56,8 +56,9 @@ struct task_ctx {
 	u64 window_start_ns;
 	/* Average rate of voluntary context switches, per second. */
 	u64 nvcsw_rate;
-	/* Set by select_cpu when no idle CPU was found for this wakeup. */
-	u32 woke_saturated;
+	/* Set by select_cpu when no idle CPU was found for this wakeup and the waker is not
+	 * about to sleep (not a sync wakeup): the task may then preempt a regular one. */
+	u32 wake_preempt;
 	/* 1 when nvcsw_rate is at or above the threshold. */
 	u32 interactive;
 };

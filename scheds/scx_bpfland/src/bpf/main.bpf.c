@@ -43,7 +43,8 @@ s32 BPF_STRUCT_OPS(bpfland_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 	if (!tctx)
 		return prev_cpu;
 	cpu = place_task(p, prev_cpu, wake_flags);
-	tctx->woke_saturated = cpu < 0;
+	/* A sync waker is about to sleep: preempting it would only add a context switch. */
+	tctx->wake_preempt = cpu < 0 && !(wake_flags & SCX_WAKE_SYNC);
 	if (cpu < 0)
 		return prev_cpu;
 	tctx->slice_ns = task_slice(tctx);
@@ -79,7 +80,7 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	if (overflow_now(p, tctx->slice_ns, enq_flags))
 		return;
-	if (preempt_enabled && tctx->interactive && tctx->woke_saturated &&
+	if (preempt_enabled && tctx->interactive && tctx->wake_preempt &&
 	    (enq_flags & SCX_ENQ_WAKEUP) && preempt_for(p, tctx->slice_ns, enq_flags))
 		return;
 	queue_task(p, tctx, tctx->slice_ns, enq_flags);
@@ -120,8 +121,10 @@ void BPF_STRUCT_OPS(bpfland_running, struct task_struct *p)
 	if (!tctx)
 		return;
 	tctx->start_ns = bpf_ktime_get_ns();
-	if (cctx)
+	if (cctx) {
 		cctx->running_regular = !tctx->interactive;
+		cctx->running_since_ns = tctx->start_ns;
+	}
 }
 
 void BPF_STRUCT_OPS(bpfland_stopping, struct task_struct *p, bool runnable)

@@ -12,26 +12,42 @@ static __always_inline bool is_per_cpu_kthread(const struct task_struct *p)
 	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1;
 }
 
+/* Whether `cpu` runs a regular task p may preempt, in the primary domain or anywhere when
+ * `anywhere` (the primary domain is saturated). A remote victim must also have had the
+ * minimum slice: preempting another CPU costs an interrupt, and without that rule a burst
+ * of wakeups bounces young tasks between CPUs. */
+static __always_inline bool can_preempt(struct task_struct *p, s32 cpu, bool anywhere, bool remote)
+{
+	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
+
+	return cctx && cctx->running_regular &&
+	       (!remote || bpf_ktime_get_ns() - cctx->running_since_ns >= slice_min_ns) &&
+	       (anywhere || in_primary(cpu)) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
 /* Puts interactive p on the local queue of a CPU running a regular task, preempting it.
- * The victim is in the primary domain, or anywhere once the primary domain is saturated.
- * Returns false when there is no such CPU. */
+ * Tries p's previous CPU first (cache-hot; for a timer wakeup, the CPU already handling
+ * it), then the waking CPU, then any other, the primary domain first. Returns false when
+ * there is no such CPU. */
 static __always_inline bool preempt_for(struct task_struct *p, u64 slice, u64 enq_flags)
 {
 	bool anywhere = primary_all || primary_saturated();
+	s32 prev = scx_bpf_task_cpu(p), self = bpf_get_smp_processor_id();
 	s32 victim = -1;
 	u32 cpu;
 
-	bpf_for(cpu, 0, nr_cpus) {
-		struct cpu_ctx *cctx = cpu_ctx_get(cpu);
-
-		if (!cctx || !cctx->running_regular || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
-			continue;
-		if (in_primary(cpu)) {
+	if (can_preempt(p, prev, anywhere, prev != self)) {
+		victim = prev;
+	} else if (can_preempt(p, self, anywhere, false)) {
+		victim = self;
+	} else {
+		bpf_for(cpu, 0, nr_cpus) {
+			if (!can_preempt(p, cpu, anywhere, true))
+				continue;
 			victim = cpu;
-			break;
+			if (in_primary(cpu))
+				break;
 		}
-		if (anywhere && victim < 0)
-			victim = cpu;
 	}
 	if (victim < 0)
 		return false;
