@@ -19,3 +19,21 @@ pub use compat::KernelBtf;
 pub use exit_info::ExitInfo;
 pub use runner::{run, SchedulerSpec, Session, Shutdown};
 pub use sysfs_state::{preflight, SchedExtState};
+
+/// Declares a scheduler crate's generated modules, both written by its build.rs
+/// (`scxkit_build::build_scheduler`): `bpf_skel`, the libbpf-rs skeleton of
+/// src/bpf/main.bpf.c, and `intf`, the Rust twin of src/bpf/intf.h made by bindgen.
+#[macro_export]
+macro_rules! scheduler_modules {
+    () => {
+        mod bpf_skel {
+            #![allow(clippy::all, unused_imports)]
+            include!(concat!(env!("OUT_DIR"), "/bpf_skel.rs"));
+        }
+
+        #[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+        mod intf {
+            include!(concat!(env!("OUT_DIR"), "/intf.rs"));
+        }
+    };
+}

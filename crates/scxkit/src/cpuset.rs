@@ -34,12 +34,7 @@ pub fn resolve_cpu_set(spec: &str, topo: &Topology) -> Result<Cpumask> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn fixture(name: &str) -> Topology {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sysfs").join(name);
-        Topology::from_sysfs(&root).unwrap()
-    }
+    use crate::topology::fixture;
 
     #[test]
     fn named_sets_on_a_hybrid_laptop() {

@@ -113,12 +113,7 @@ impl Domains {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn fixture(name: &str) -> Topology {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sysfs").join(name);
-        Topology::from_sysfs(&root).unwrap()
-    }
+    use crate::topology::fixture;
 
     #[test]
     fn one_domain_per_llc_grouped_by_node() {

@@ -1,17 +1,9 @@
 //! scx_bpfland: an interactive-first sched_ext scheduler with a primary domain.
 //! The policy is in src/bpf/; this file is its options and its loading.
 
-mod bpf_skel {
-    #![allow(clippy::all, unused_imports)]
-    include!(concat!(env!("OUT_DIR"), "/bpf_skel.rs"));
-}
+scxkit_bpf::scheduler_modules!();
 mod stats;
 mod watch;
-
-#[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
-mod intf {
-    include!(concat!(env!("OUT_DIR"), "/intf.rs"));
-}
 
 use anyhow::{bail, Context, Result};
 use bpf_skel::MainSkelBuilder;

@@ -1,16 +1,8 @@
 //! scx_simple: a minimal weighted-vtime sched_ext scheduler built on the scxkit runtime.
 //! The policy is in src/bpf/main.bpf.c; this file is its options and its loading.
 
-mod bpf_skel {
-    #![allow(clippy::all, unused_imports)]
-    include!(concat!(env!("OUT_DIR"), "/bpf_skel.rs"));
-}
+scxkit_bpf::scheduler_modules!();
 mod stats;
-
-#[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
-mod intf {
-    include!(concat!(env!("OUT_DIR"), "/intf.rs"));
-}
 
 use anyhow::{Context, Result};
 use bpf_skel::MainSkelBuilder;

@@ -256,5 +256,12 @@ fn capacities(raw: &[RawCpu]) -> BTreeMap<usize, u32> {
         .collect()
 }
 
+/// Loads a sysfs tree of tests/fixtures/sysfs, for the library's tests.
+#[cfg(test)]
+pub(crate) fn fixture(name: &str) -> Topology {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sysfs").join(name);
+    Topology::from_sysfs(&root).unwrap()
+}
+
 #[cfg(test)]
 mod tests;

@@ -3,12 +3,6 @@
 
 use super::*;
 use std::fs;
-use std::path::PathBuf;
-
-fn fixture(name: &str) -> Topology {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sysfs").join(name);
-    Topology::from_sysfs(&root).unwrap()
-}
 
 fn list(mask: &Cpumask) -> String {
     mask.to_list()
