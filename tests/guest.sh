@@ -20,9 +20,9 @@ bins=()
 for b in "$top"/target/debug/scx_*; do [ -x "$b" ] && [ -f "$b" ] && bins+=(--add "$b"); done
 
 # A BPF program cannot crash the kernel (the verifier sees to that), so a guest kernel panic
-# is the kernel's or the emulator's doing. Seen here: "Oops: int3" while sched_ext flips its
-# static keys, as multi-threaded TCG races with the kernel patching its own text. Such a
-# boot is run once more, and said so; any failed check fails at once.
+# is the kernel's or the emulator's doing. Seen here under multi-threaded TCG: "Oops: int3"
+# while sched_ext flips its static keys (vm/run.sh now defaults to single-threaded TCG for
+# that reason). Such a boot is run once more, and said so; any failed check fails at once.
 run_scenario() {
     local kernel=$1 scenario=$2 log=$3
     "$top/vm/run.sh" --kernel "$kernel" --timeout 900 "${bins[@]}" --log "$log" "$scenario" >/dev/null
