@@ -23,7 +23,8 @@ out=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench
 cargo build --quiet --manifest-path "$top/Cargo.toml" --workspace --bins
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-# One host thread per vCPU (see vm/run.sh): a boot may then panic in the emulator; rerun.
+# One host thread per vCPU, for latencies to mean anything (see vm/run.sh): a boot may then
+# panic in the emulator; run it again.
 "$top/vm/run.sh" --kernel "$kernel" --cpus "$cpus" --nodes "$nodes" --tcg-threads multi --timeout $((secs * 8 + 600)) --add "$top/target/debug/$sched" \
     --log "$log" "$top/bench/scenario.sh" -- "$secs" "$sched" "$@" | grep -E '^(====|INFO|vm/run)' || true
 release=$(grep -ao 'scxkit-guest: [^,]*' "$log" | head -n1 | cut -d' ' -f2)

@@ -10,7 +10,7 @@
 #     --add BINARY|SRC:DST      put a file in the guest (repeatable)
 #     --log FILE                also write the console to FILE
 #     --tcg-threads single|multi  one host thread for all vCPUs, or one each (default:
-#                               $SCXKIT_TCG_THREADS or single; see the note below)
+#                               $SCXKIT_TCG_THREADS or multi; see the note below)
 # Streams the console, returns the scenario's exit status (124 on timeout, 125 when the
 # guest ended without reporting one) and leaves no QEMU running.
 set -euo pipefail
@@ -18,12 +18,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 die() { echo "vm/run: $*" >&2; exit 2; }
 
-# Multi-threaded TCG runs each vCPU on a host thread of its own, but it races when the guest
-# kernel patches its own code while another vCPU runs it: seen here in about one boot in
-# five, "Oops: int3" as sched_ext flips static keys on load and unload. Single-threaded TCG
-# has no such race and ran the guest tests as fast, so it is the default; benchmarks, which
-# need a host thread per vCPU for latencies to mean anything, ask for multi.
-tcg_threads=${SCXKIT_TCG_THREADS:-single}
+# Multi-threaded TCG runs each vCPU on a host thread of its own. It races when the guest
+# kernel patches its own code while another vCPU runs it: seen here in up to one boot in
+# five, "Oops: int3" as sched_ext flips static keys on load and unload (tests/guest.sh runs
+# such a boot again). Single-threaded TCG has no such race, but one host thread then runs
+# every vCPU, and the overflow of four hogs onto the last free CPU was seen to fail there.
+tcg_threads=${SCXKIT_TCG_THREADS:-multi}
 kernel=${SCXKIT_KERNEL:-7.3} cpus=4 nodes=2 threads=1 mem_mb=2048 timeout_s=600 log="" adds=()
 while [ $# -gt 0 ]; do
     case $1 in
