@@ -104,9 +104,9 @@ def chart(ratios, sched, kernel, png):
     rows = [(m, v) for m, v in ratios.items() if v is not None]
     data = "\n".join(f'"{m}" {v:.4f}' for m, v in rows)
     script = f"""
-set terminal pngcairo size 900,500
+set terminal pngcairo size 900,500 noenhanced
 set output '{png}'
-set title '{sched} / EEVDF, same boot, Linux {kernel} (1 = EEVDF; latency and time: lower is better)'
+set title "{sched} / EEVDF, same boot, Linux {kernel}\\n1 = EEVDF; latencies and hackbench time: lower is better; bogo ops/s: higher is better"
 set style fill solid 0.6
 set boxwidth 0.6
 set yrange [0:*]
