@@ -14,7 +14,6 @@ struct cpu_ctx {
 	u64 running_since_ns;
 	/* The ext task running here is regular, so an interactive wakeup may preempt it. */
 	u32 running_regular;
-	u32 dispatches;
 };
 
 struct {

@@ -16,10 +16,13 @@ enum bpfland_consts {
 	BPFLAND_SLICE_LAG_DEFAULT_US = 20000,
 	BPFLAND_NVCSW_THRESHOLD_DEFAULT = 10,
 	BPFLAND_OVERFLOW_DELAY_DEFAULT_US = 5000,
-	/* A task's voluntary switches are counted over windows of this length. */
+	/* A task's voluntary switches are counted over windows of this length... */
 	BPFLAND_NVCSW_WINDOW_MS = 100,
-	/* One dispatch in this many serves the regular queue first, so it cannot starve. */
-	BPFLAND_STARVATION_GUARD = 8,
+	/* ...or of at least this length when the rate is so high that one window classes the
+	 * task interactive (a new task is promoted without 100 ms of waiting behind hogs). */
+	BPFLAND_NVCSW_MIN_WINDOW_MS = 10,
+	/* When no regular task has been served for this long, the regular queue goes first. */
+	BPFLAND_STARVATION_MS = 100,
 	/* Weight of a nice-0 task (p->scx.weight). */
 	BPFLAND_WEIGHT_NICE0 = 100,
 };

@@ -88,16 +88,15 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 
 void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 {
-	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
 	struct task_ctx *tctx;
 
-	if (!cctx || !scx_bpf_create_dsq_usable())
+	if (!scx_bpf_create_dsq_usable())
 		return;
 	/* Outside the primary domain, only take work while the primary domain is saturated
 	 * (the task running here then goes back through enqueue: SCX_OPS_ENQ_LAST). */
 	if (!in_primary(cpu) && !primary_saturated())
 		return;
-	if (consume(cctx)) {
+	if (consume()) {
 		if (!in_primary(cpu))
 			scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
 		return;

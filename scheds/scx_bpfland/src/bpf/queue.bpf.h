@@ -106,15 +106,27 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 				 slice, task_vtime(p), enq_flags);
 }
 
-/* Moves the next task to this CPU's local queue: interactive first, but one time in
- * BPFLAND_STARVATION_GUARD the regular queue goes first. */
-static __always_inline bool consume(struct cpu_ctx *cctx)
+/* When a regular task was last taken from the regular queue, ns. */
+static u64 regular_served_ns;
+
+static __always_inline bool consume_regular(u64 now)
 {
-	if (++cctx->dispatches % BPFLAND_STARVATION_GUARD == 0 &&
-	    scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ))
+	if (!scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ))
+		return false;
+	regular_served_ns = now;
+	return true;
+}
+
+/* Moves the next task to this CPU's local queue: interactive first, unless the regular
+ * queue has not been served for BPFLAND_STARVATION_MS. (Serving it on a fixed share of
+ * dispatches instead put a hog's whole slice ahead of waiting interactive tasks.) */
+static __always_inline bool consume(void)
+{
+	u64 now = bpf_ktime_get_ns();
+
+	if (now - regular_served_ns > BPFLAND_STARVATION_MS * NSEC_PER_MSEC && consume_regular(now))
 		return true;
-	return scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) ||
-	       scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ);
+	return scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now);
 }
 
 #endif /* __BPFLAND_QUEUE_BPF_H */

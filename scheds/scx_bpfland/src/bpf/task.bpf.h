@@ -51,16 +51,20 @@ static __always_inline s64 clamp_lag(s64 ns)
 	return ns;
 }
 
-/* Closes the voluntary-switch window when it is long enough and updates the class. */
+/* Closes the voluntary-switch window when it is long enough and updates the class. A short
+ * window closes early only when its rate alone lifts the average (a quarter of it, below)
+ * over the threshold: promotion is quick, demotion takes full windows. */
 static __always_inline void update_interactive(struct task_ctx *tctx, u64 now)
 {
 	u64 elapsed = now - tctx->window_start_ns;
 	u64 rate;
 	u32 interactive;
 
-	if (elapsed < BPFLAND_NVCSW_WINDOW_MS * NSEC_PER_MSEC)
+	if (elapsed < BPFLAND_NVCSW_MIN_WINDOW_MS * NSEC_PER_MSEC)
 		return;
 	rate = tctx->nvcsw_window * NSEC_PER_SEC / elapsed;
+	if (elapsed < BPFLAND_NVCSW_WINDOW_MS * NSEC_PER_MSEC && rate < 4 * nvcsw_threshold)
+		return;
 	/* Exponential average, 3/4 of the old value and 1/4 of the new window. */
 	tctx->nvcsw_rate = (tctx->nvcsw_rate * 3 + rate) / 4;
 	tctx->nvcsw_window = 0;
