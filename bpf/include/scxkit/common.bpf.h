@@ -72,8 +72,6 @@ static __always_inline void scxk_set_slice(struct task_struct *p, u64 slice_ns)
 
 static __always_inline bool time_before(u64 a, u64 b) { return (s64)(a - b) < 0; }
 
-static __always_inline u64 min_u64(u64 a, u64 b) { return a < b ? a : b; }
-static __always_inline u64 max_u64(u64 a, u64 b) { return a > b ? a : b; }
 
 /* Looks up slot `idx` of a per-CPU u64 counter array and adds one. */
 static __always_inline void scxk_count(void *percpu_array, u32 idx)

@@ -17,7 +17,7 @@ pub mod sysfs_state;
 pub use cli::CommonOpts;
 pub use compat::KernelBtf;
 pub use exit_info::ExitInfo;
-pub use runner::{run, SchedulerSpec, Session, Shutdown};
+pub use runner::{run, SchedulerSpec, Session};
 pub use sysfs_state::{preflight, SchedExtState};
 
 /// Declares a scheduler crate's generated modules, both written by its build.rs

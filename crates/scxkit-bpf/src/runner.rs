@@ -33,7 +33,7 @@ pub struct SchedulerSpec {
 
 /// Set once SIGINT, SIGTERM or SIGHUP arrives.
 #[derive(Clone, Default)]
-pub struct Shutdown(Arc<AtomicBool>);
+struct Shutdown(Arc<AtomicBool>);
 
 impl Shutdown {
     fn install() -> Result<Shutdown> {
@@ -44,7 +44,7 @@ impl Shutdown {
         Ok(shutdown)
     }
 
-    pub fn requested(&self) -> bool {
+    fn requested(&self) -> bool {
         self.0.load(Ordering::SeqCst)
     }
 }
@@ -97,10 +97,6 @@ pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut
 }
 
 impl Session<'_> {
-    pub fn shutdown(&self) -> &Shutdown {
-        &self.shutdown
-    }
-
     /// Watches an attached scheduler until the kernel ejects it or a signal asks to stop.
     /// Every sample interval it reads the statistics with `read` (values in the order of the
     /// spec's metrics), publishes them and prints the log line; then it detaches and returns

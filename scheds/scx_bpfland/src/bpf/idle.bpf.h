@@ -68,6 +68,12 @@ static __always_inline s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u6
 	return scx_bpf_select_cpu_and(p, prev_cpu, wake_flags, domain, 0);
 }
 
+/* Counts a task placed on `cpu`: direct in the primary domain, overflow outside it. */
+static __always_inline void count_placement(s32 cpu)
+{
+	scxk_count(&stats, in_primary(cpu) ? BPFLAND_STAT_DIRECT : BPFLAND_STAT_OVERFLOW);
+}
+
 /* Where a waking task should run: an idle primary CPU, else, when the primary domain is
  * saturated, any idle CPU it may use; negative when it has to queue. */
 static __always_inline s32 place_task(struct task_struct *p, s32 prev_cpu, u64 wake_flags)
@@ -80,10 +86,7 @@ static __always_inline s32 place_task(struct task_struct *p, s32 prev_cpu, u64 w
 	cpu = pick_idle_cpu(p, prev_cpu, wake_flags, primary);
 	if (cpu >= 0 || !primary_saturated())
 		return cpu;
-	cpu = scx_bpf_select_cpu_and(p, prev_cpu, wake_flags, p->cpus_ptr, 0);
-	if (cpu >= 0)
-		scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
-	return cpu;
+	return scx_bpf_select_cpu_and(p, prev_cpu, wake_flags, p->cpus_ptr, 0);
 }
 
 /* Whether p may run on some primary CPU. */

@@ -49,7 +49,7 @@ s32 BPF_STRUCT_OPS(bpfland_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 		return prev_cpu;
 	tctx->slice_ns = task_slice(tctx);
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, tctx->slice_ns, 0);
-	scxk_count(&stats, BPFLAND_STAT_DIRECT);
+	count_placement(cpu);
 	return cpu;
 }
 

@@ -58,12 +58,11 @@ static __always_inline bool preempt_for(struct task_struct *p, u64 slice, u64 en
 	return true;
 }
 
-/* Runs p at once on an idle CPU of its domain (the primary domain, or all its CPUs), if any:
- * an idle CPU sleeps and would not come to take queued work by itself. For tasks queued
- * again without a wakeup (slice expired, or sent back from outside the primary domain). */
-static __always_inline bool run_on_idle(struct task_struct *p, u64 slice, u64 enq_flags)
+/* Runs p at once on an idle CPU of `domain`, if there is one: an idle CPU sleeps and would
+ * not come to take queued work by itself. */
+static __always_inline bool run_on_idle_in(struct task_struct *p, const struct cpumask *domain,
+					   u64 slice, u64 enq_flags)
 {
-	const struct cpumask *domain = primary_all ? p->cpus_ptr : cast_mask(primary_mask);
 	s32 cpu;
 
 	if (!domain)
@@ -71,25 +70,26 @@ static __always_inline bool run_on_idle(struct task_struct *p, u64 slice, u64 en
 	cpu = scx_bpf_select_cpu_and(p, scx_bpf_task_cpu(p), 0, domain, 0);
 	if (cpu < 0)
 		return false;
-	scxk_count(&stats, BPFLAND_STAT_DIRECT);
+	count_placement(cpu);
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
 	return true;
 }
 
-/* When the primary domain is saturated, runs p on an idle CPU outside it at once: such a
- * CPU sleeps and would not come to take queued work by itself. */
+/* For tasks queued again without a wakeup (slice expired, or sent back from outside the
+ * primary domain): an idle CPU of their domain (the primary domain, or all their CPUs). */
+static __always_inline bool run_on_idle(struct task_struct *p, u64 slice, u64 enq_flags)
+{
+	const struct cpumask *domain = primary_all ? p->cpus_ptr : cast_mask(primary_mask);
+
+	return run_on_idle_in(p, domain, slice, enq_flags);
+}
+
+/* When the primary domain is saturated: an idle CPU anywhere p may run. */
 static __always_inline bool overflow_now(struct task_struct *p, u64 slice, u64 enq_flags)
 {
-	s32 cpu;
-
 	if (primary_all || !primary_saturated())
 		return false;
-	cpu = scx_bpf_select_cpu_and(p, scx_bpf_task_cpu(p), 0, p->cpus_ptr, 0);
-	if (cpu < 0)
-		return false;
-	scxk_count(&stats, in_primary(cpu) ? BPFLAND_STAT_DIRECT : BPFLAND_STAT_OVERFLOW);
-	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
-	return true;
+	return run_on_idle_in(p, p->cpus_ptr, slice, enq_flags);
 }
 
 /* Queues p by class and vruntime. */
