@@ -10,6 +10,12 @@
 enum scxk_exit_info_sizes {
 	SCXK_EXIT_REASON_LEN = 128,
 	SCXK_EXIT_MSG_LEN = 1024,
+	/* The kernel's debug dump is copied in chunks of this many bytes, each holding
+	 * SCXK_EXIT_DUMP_CHUNK - 1 characters and a NUL; userspace sizes the dump map to
+	 * --exit-dump-len (entries = len / (chunk - 1), rounded up). */
+	SCXK_EXIT_DUMP_CHUNK = 1024,
+	/* Bound of the copy loop: 4 MiB of dump. */
+	SCXK_EXIT_DUMP_MAX_CHUNKS = 4096,
 };
 
 struct scxk_exit_info {

@@ -1,7 +1,8 @@
 //! Options every scheduler takes, flattened into its own clap parser.
 
+use crate::backends::MetricsOpts;
+use crate::exit_info::MAX_EXIT_DUMP_LEN;
 use clap::Args;
-use scxkit::metrics::backends::MetricsOpts;
 
 #[derive(Debug, Clone, Args)]
 pub struct CommonOpts {
@@ -13,20 +14,45 @@ pub struct CommonOpts {
     #[arg(short, long)]
     pub verbose: bool,
 
+    /// Print the stats line of the scheduler already running, every SECONDS seconds, then
+    /// exit when it stops. Needs no root; loads nothing.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_interval_s)]
+    pub monitor: Option<f64>,
+
+    /// Bytes of the kernel's debug dump to record when it ejects the scheduler on an error
+    /// (a stall, say); the dump is printed on exit.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_EXIT_DUMP_LEN,
+          value_parser = clap::value_parser!(u32).range(MIN_EXIT_DUMP_LEN as i64..=MAX_EXIT_DUMP_LEN as i64))]
+    pub exit_dump_len: u32,
+
+    /// The kernel ejects the scheduler when a runnable task has waited this long, in
+    /// milliseconds; 0 keeps the kernel's default (30000).
+    #[arg(long, value_name = "MS", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=MAX_WATCHDOG_TIMEOUT_MS as i64))]
+    pub watchdog_timeout_ms: u32,
+
     #[command(flatten)]
     pub metrics: MetricsOpts,
 }
 
+/// The kernel's own default length of the exit dump, in bytes.
+pub const DEFAULT_EXIT_DUMP_LEN: u32 = 32768;
+/// Shortest exit dump accepted, in bytes.
+pub const MIN_EXIT_DUMP_LEN: u32 = 256;
+/// The kernel refuses a longer watchdog timeout (SCX_WATCHDOG_MAX_TIMEOUT), in milliseconds.
+pub const MAX_WATCHDOG_TIMEOUT_MS: u32 = 30_000;
+
 /// Smallest stats interval accepted, in seconds.
 pub const MIN_STATS_INTERVAL_S: f64 = 0.1;
-/// How often metrics are read for the exporters when `--stats` is not given, in seconds.
-pub const EXPORT_INTERVAL_S: f64 = 1.0;
+/// How often the statistics are read for the exporters and the monitor socket, in seconds
+/// (more often when `--stats` asks for it).
+pub const SAMPLE_INTERVAL_S: f64 = 1.0;
 
 impl CommonOpts {
-    /// How often to read the statistics: the `--stats` interval, else once a second when an
-    /// exporter wants them, else never.
-    pub fn sample_interval_s(&self) -> Option<f64> {
-        self.stats.or(self.metrics.any_backend().then_some(EXPORT_INTERVAL_S))
+    /// How often to read the statistics: once a second, or at the `--stats` interval when
+    /// that is shorter.
+    pub fn sample_interval_s(&self) -> f64 {
+        self.stats.map_or(SAMPLE_INTERVAL_S, |s| s.min(SAMPLE_INTERVAL_S))
     }
 }
 

@@ -12,6 +12,17 @@ use bindings::scxk_exit_info;
 
 /// Name of the one-slot map declared by exit_info.bpf.h.
 const EXIT_INFO_MAP: &str = "scxk_exit_info";
+/// Name of the map holding the kernel's debug dump in chunks (exit_info.bpf.h).
+pub const EXIT_DUMP_MAP: &str = "scxk_exit_dump";
+/// Characters each chunk of the dump map holds (the last byte is a NUL).
+const DUMP_CHUNK_CHARS: usize = bindings::SCXK_EXIT_DUMP_CHUNK as usize - 1;
+/// The largest dump the BPF side copies, in bytes.
+pub const MAX_EXIT_DUMP_LEN: u32 = (bindings::SCXK_EXIT_DUMP_MAX_CHUNKS as usize * DUMP_CHUNK_CHARS) as u32;
+
+/// Entries the dump map needs to hold a dump of `len` bytes.
+pub fn dump_map_entries(len: u32) -> u32 {
+    (len as usize).div_ceil(DUMP_CHUNK_CHARS).max(1) as u32
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExitInfo {
@@ -21,6 +32,8 @@ pub struct ExitInfo {
     pub restart: bool,
     pub reason: String,
     pub msg: String,
+    /// The kernel's debug dump, recorded on error exits (empty otherwise).
+    pub dump: String,
 }
 
 /// Names of the kernel's `enum scx_exit_kind` values (a kernel ABI, stable across series).
@@ -62,6 +75,7 @@ impl ExitInfo {
             restart: raw.restart != 0,
             reason: c_chars_to_string(&raw.reason),
             msg: c_chars_to_string(&raw.msg),
+            dump: String::new(),
         })
     }
 
@@ -75,7 +89,11 @@ impl ExitInfo {
             .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
             .context("reading the exit info")?
             .context("the exit info slot is missing")?;
-        ExitInfo::from_bytes(&bytes).context("the exit info has an unexpected size")
+        let mut info = ExitInfo::from_bytes(&bytes).context("the exit info has an unexpected size")?;
+        if info.has_exited() {
+            info.dump = read_dump(object)?;
+        }
+        Ok(info)
     }
 }
 
@@ -90,6 +108,30 @@ impl fmt::Display for ExitInfo {
         }
         Ok(())
     }
+}
+
+/// Joins the dump's chunks up to the first that ends before its last character.
+fn read_dump(object: &Object) -> Result<String> {
+    let Some(map) = object.maps().find(|m| m.name() == EXIT_DUMP_MAP) else { return Ok(String::new()) };
+    let mut chunks = Vec::new();
+    for i in 0..map.max_entries() {
+        let bytes = map.lookup(&i.to_ne_bytes(), MapFlags::ANY).context("reading the exit dump")?.unwrap_or_default();
+        chunks.push(bytes);
+    }
+    Ok(join_dump_chunks(&chunks))
+}
+
+fn join_dump_chunks(chunks: &[Vec<u8>]) -> String {
+    let mut out = Vec::new();
+    for chunk in chunks {
+        let text: Vec<u8> = chunk.iter().copied().take_while(|&b| b != 0).collect();
+        let complete = text.len() < DUMP_CHUNK_CHARS;
+        out.extend(text);
+        if complete {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn c_chars_to_string(chars: &[std::os::raw::c_char]) -> String {
@@ -120,6 +162,20 @@ mod tests {
         assert!(info.has_exited() && info.restart && !info.is_error());
         assert_eq!(info.reason, "hotplug");
         assert_eq!(info.to_string(), "hotplug (UNREG_KERN): cpu 3 went offline [exit code 0x1000000000000]");
+    }
+
+    #[test]
+    fn dump_chunks_join_up_to_the_end_of_the_text() {
+        let full = |c: u8| { let mut v = vec![c; DUMP_CHUNK_CHARS]; v.push(0); v };
+        let mut last = b"tail".to_vec();
+        last.resize(DUMP_CHUNK_CHARS + 1, 0);
+        let stale = full(b'z');
+        let text = join_dump_chunks(&[full(b'a'), last, stale]);
+        assert_eq!(text.len(), DUMP_CHUNK_CHARS + 4);
+        assert!(text.starts_with("aaa") && text.ends_with("tail"), "stops at the chunk with the NUL");
+        assert_eq!(join_dump_chunks(&[vec![0u8; DUMP_CHUNK_CHARS + 1]]), "");
+        assert_eq!(dump_map_entries(32768), 33);
+        assert_eq!(dump_map_entries(1), 1);
     }
 
     #[test]

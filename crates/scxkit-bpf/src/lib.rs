@@ -1,23 +1,33 @@
 //! The runtime every scxkit scheduler uses.
 //!
-//! A scheduler's `main` parses its options (with [`CommonOpts`] flattened in), calls
-//! [`preflight`], then [`run`] with a closure that opens, loads and attaches its skeleton and
-//! hands the result to [`monitor`]. The runtime does the rest: refuses to start where
-//! sched_ext is missing or taken, prints stats, detaches cleanly on SIGINT/SIGTERM, prints
-//! why the kernel ejected the scheduler, and starts it again when the kernel asks (hotplug).
+//! A scheduler's `main` parses its options (with [`CommonOpts`] flattened in) and calls
+//! [`run`] with a closure for one attempt: from [`Attempt::topology`] (read anew for every
+//! attempt) it derives its settings, opens its skeleton, [`prepare_ops!`], loads, attaches,
+//! and hands the link with its [`Stats`] and periodic [`Jobs`] to [`Attempt::monitor`] (or
+//! [`Attempt::drive`] when it runs a loop of its own). The runtime does the rest: refuses
+//! to start where sched_ext is missing or taken, samples and publishes statistics (log line,
+//! monitor socket, Prometheus, StatsD), detaches cleanly on SIGINT/SIGTERM, prints why the
+//! kernel ejected the scheduler with the kernel's debug dump, and starts it again when the
+//! kernel asks (hotplug).
 
+pub mod backends;
 pub mod cli;
 pub mod compat;
 pub mod exit_info;
+pub mod jobs;
 pub mod logging;
 pub mod maps;
+pub mod monitor;
+pub mod publisher;
+pub mod restart;
 pub mod runner;
 pub mod sysfs_state;
 
 pub use cli::CommonOpts;
 pub use compat::KernelBtf;
 pub use exit_info::ExitInfo;
-pub use runner::{run, SchedulerSpec, Session};
+pub use jobs::Jobs;
+pub use runner::{run, Attempt, SchedulerSpec, Stats};
 pub use sysfs_state::{preflight, SchedExtState};
 
 /// Declares a scheduler crate's generated modules, both written by its build.rs

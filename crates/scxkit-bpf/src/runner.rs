@@ -1,21 +1,31 @@
-//! The life of a scheduler: checks before loading, then watch it, read and publish its
-//! statistics, detach on a signal, explain the exit, start again when the kernel asks.
+//! The life of a scheduler: checks before loading, then one attempt after another (each
+//! reads the topology again and builds the whole scheduler anew), watching each one,
+//! reading and publishing its statistics, running its periodic jobs, detaching on a signal,
+//! explaining the exit, and starting again when the kernel asks (CPU hotplug).
 
+use crate::backends;
 use crate::cli::CommonOpts;
 use crate::compat::KernelBtf;
-use crate::exit_info::ExitInfo;
+use crate::exit_info::{dump_map_entries, ExitInfo, EXIT_DUMP_MAP};
+use crate::jobs::{Deadline, Jobs};
+use crate::monitor::{run_monitor, StatsServer};
+use crate::publisher::Publisher;
+use crate::restart::{RestartPolicy, Verdict};
 use anyhow::{bail, Context, Result};
-use libbpf_rs::{Link, Object};
-use log::{info, warn};
-use scxkit::metrics::{backends, help_text, MetricDef, Publisher, Snapshot};
+use libbpf_rs::{Link, Object, OpenObject};
+use log::info;
+use scxkit::metrics::{help_text, MetricDef, Series, Snapshot};
+use scxkit::Topology;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How often the monitor looks at the exit info and the shutdown flag.
-const POLL_INTERVAL: Duration = Duration::from_millis(100);
-/// Restarts allowed in a row before giving up (a scheduler that keeps failing at start).
-const MAX_RESTARTS: u32 = 16;
+/// How often an attached scheduler's exit info is looked at.
+const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(100);
+/// Test hook: wait this many ms between reading the topology and loading, so that a test
+/// can hotplug a CPU in between (the kernel must then refuse the stale attach).
+const TEST_DELAY_ENV: &str = "SCXKIT_TEST_DELAY_LOAD_MS";
+const HOTPLUG_SEQ_FILE: &str = "/sys/kernel/sched_ext/hotplug_seq";
 
 /// What the runtime needs to know about a scheduler, declared once in its main.rs.
 pub struct SchedulerSpec {
@@ -25,9 +35,9 @@ pub struct SchedulerSpec {
     pub required_kfuncs: &'static [&'static str],
     /// Kfuncs its BPF side replaces where they are not callable, each with the fallback.
     pub optional_kfuncs: &'static [(&'static str, &'static str)],
-    /// Every statistic it reports, in the order its reader returns them.
+    /// Every statistic it may report (what `--help-stats` prints).
     pub metrics: &'static [MetricDef],
-    /// The log line for `--stats`, from the previous reading and this one.
+    /// The log line for `--stats` and `--monitor`, from the previous reading and this one.
     pub log_line: fn(&Snapshot, &Snapshot) -> String,
 }
 
@@ -49,24 +59,28 @@ impl Shutdown {
     }
 }
 
-/// State that lives across restarts, handed to each attempt.
-pub struct Session<'a> {
+/// What lives across attempts.
+struct Session<'a> {
     spec: &'a SchedulerSpec,
     opts: &'a CommonOpts,
     shutdown: Shutdown,
     publisher: Publisher,
-    previous: Snapshot,
+    server: StatsServer,
 }
 
-/// Runs a scheduler: logging, `--help-stats`, the checks that refuse to start (no sched_ext,
-/// another scheduler loaded, a required kfunc missing), the metrics backends, then `attempt`
-/// (open, load, attach, [`Session::monitor`]) again while the kernel asks for restarts.
-/// Returns an error when the scheduler was ejected by an error.
-pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut Session) -> Result<ExitInfo>) -> Result<()> {
+/// Runs a scheduler: logging, `--help-stats`, `--monitor`, the checks that refuse to start
+/// (no sched_ext, another scheduler loaded, a required kfunc missing), the metrics
+/// backends, then `attempt` (open, configure from [`Attempt::topology`], load, attach,
+/// [`Attempt::monitor`] or [`Attempt::drive`]) again while the kernel asks for restarts.
+/// Returns Ok only when a signal stopped the scheduler; any other end is an error.
+pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut Attempt) -> Result<ExitInfo>) -> Result<()> {
     crate::logging::init(opts.verbose);
     if opts.metrics.help_stats {
         print!("{}", help_text(spec.metrics));
         return Ok(());
+    }
+    if let Some(interval_s) = opts.monitor {
+        return run_monitor(spec, interval_s);
     }
     crate::preflight(spec.name)?;
     let btf = KernelBtf::from_vmlinux()?;
@@ -78,53 +92,212 @@ pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut
         spec,
         opts,
         shutdown: Shutdown::install()?,
-        publisher: Publisher::new(spec.metrics),
-        previous: Snapshot::zero(spec.metrics),
+        publisher: Publisher::new(),
+        server: StatsServer::start(spec.name)?,
     };
-    for restarts in 0.. {
-        let info = attempt(&mut session)?;
-        if info.restart && !session.shutdown.requested() && restarts < MAX_RESTARTS {
-            info!("{}: the kernel asked for a restart: {info}", spec.name);
-            continue;
+    let mut policy = RestartPolicy::default();
+    loop {
+        let mut current = Attempt::begin(&mut session)?;
+        let info = attempt(&mut current)?;
+        let attached = current.attached_for();
+        match policy.after(&info, attached, session.shutdown.requested()) {
+            Verdict::Restart => info!("{}: the kernel asked for a restart: {info}", spec.name),
+            Verdict::Stopped => {
+                info!("{} exited: {info}", spec.name);
+                return Ok(());
+            }
+            Verdict::Failed(why) => {
+                if !info.dump.is_empty() {
+                    eprintln!("---- the kernel's debug dump ----\n{}\n---- end of dump ----", info.dump.trim_end());
+                }
+                bail!("{} {why}", spec.name);
+            }
         }
-        if info.is_error() {
-            bail!("{} was ejected by the kernel: {info}", spec.name);
-        }
-        info!("{} exited: {info}", spec.name);
-        return Ok(());
     }
-    unreachable!()
 }
 
-impl Session<'_> {
-    /// Watches an attached scheduler until the kernel ejects it or a signal asks to stop.
-    /// Every sample interval it reads the statistics with `read` (values in the order of the
-    /// spec's metrics), publishes them and prints the log line; then it detaches and returns
-    /// why the scheduler stopped.
-    pub fn monitor(&mut self, object: &Object, link: Link, mut read: impl FnMut() -> Result<Vec<f64>>) -> Result<ExitInfo> {
-        info!("{}: attached; sched_ext is on (Ctrl-C to stop)", self.spec.name);
-        let interval = self.opts.sample_interval_s().map(Duration::from_secs_f64);
-        let mut next_sample = Instant::now() + interval.unwrap_or(Duration::MAX / 4);
-        while !self.shutdown.requested() && !ExitInfo::read(object)?.has_exited() {
-            std::thread::sleep(POLL_INTERVAL);
-            if let (Some(every), true) = (interval, Instant::now() >= next_sample) {
-                if let Err(e) = read().map(|values| self.record(values)) {
-                    warn!("reading stats: {e:#}");
+/// The values the runtime puts in every scheduler's `struct sched_ext_ops` before load.
+#[derive(Debug, Clone, Copy)]
+pub struct OpsSettings {
+    /// The kernel refuses to attach when a CPU went on or offline since this was read.
+    pub hotplug_seq: u64,
+    pub exit_dump_len: u32,
+    pub timeout_ms: u32,
+}
+
+/// Sets the runtime's fields of a skeleton's `sched_ext_ops` and sizes its exit-dump map:
+/// `scxkit_bpf::prepare_ops!(attempt, open.struct_ops.NAME_mut(), open.open_object_mut())?`.
+#[macro_export]
+macro_rules! prepare_ops {
+    ($attempt:expr, $ops:expr, $object:expr) => {{
+        let settings = $attempt.ops_settings();
+        let ops = $ops;
+        ops.hotplug_seq = settings.hotplug_seq;
+        ops.exit_dump_len = settings.exit_dump_len;
+        ops.timeout_ms = settings.timeout_ms;
+        $attempt.prepare_object($object)
+    }};
+}
+
+/// A scheduler's statistics for one attempt: the series it reports (their labels may come
+/// from the topology) and the function that reads their values, in the same order.
+pub struct Stats<'a> {
+    pub layout: Arc<[Series]>,
+    pub read: Box<dyn FnMut() -> Result<Vec<f64>> + 'a>,
+}
+
+impl<'a> Stats<'a> {
+    pub fn new(layout: Arc<[Series]>, read: impl FnMut() -> Result<Vec<f64>> + 'a) -> Stats<'a> {
+        Stats { layout, read: Box::new(read) }
+    }
+
+    fn sample(&mut self) -> Result<Snapshot> {
+        let values = (self.read)()?;
+        if values.len() != self.layout.len() {
+            bail!("the stats reader returned {} values for {} series", values.len(), self.layout.len());
+        }
+        Ok(Snapshot { series: self.layout.clone(), values })
+    }
+}
+
+/// One attempt: the topology as it is now, and the attached scheduler's watch.
+pub struct Attempt<'s, 'a> {
+    session: &'s mut Session<'a>,
+    topology: Topology,
+    hotplug_seq: u64,
+    attached_at: Option<Instant>,
+    detached_at: Option<Instant>,
+}
+
+impl<'s, 'a> Attempt<'s, 'a> {
+    /// Reads the hotplug sequence, then the topology: a CPU going on or offline after the
+    /// first read makes the kernel refuse the attach and ask for a restart.
+    fn begin(session: &'s mut Session<'a>) -> Result<Attempt<'s, 'a>> {
+        let hotplug_seq = read_hotplug_seq()?;
+        let topology = Topology::from_system().context("reading the CPU topology")?;
+        session.publisher.reset_counters();
+        if let Some(ms) = std::env::var(TEST_DELAY_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
+            info!("{TEST_DELAY_ENV}: waiting {ms} ms before loading (hotplug seq {hotplug_seq})");
+            std::thread::sleep(Duration::from_millis(ms));
+        }
+        Ok(Attempt { session, topology, hotplug_seq, attached_at: None, detached_at: None })
+    }
+
+    /// The machine's topology, read for this attempt.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    pub fn opts(&self) -> &CommonOpts {
+        self.session.opts
+    }
+
+    pub fn ops_settings(&self) -> OpsSettings {
+        OpsSettings {
+            hotplug_seq: self.hotplug_seq,
+            exit_dump_len: self.session.opts.exit_dump_len,
+            timeout_ms: self.session.opts.watchdog_timeout_ms,
+        }
+    }
+
+    /// Sizes the exit-dump map to `--exit-dump-len`.
+    pub fn prepare_object(&self, object: &mut OpenObject) -> Result<()> {
+        let entries = dump_map_entries(self.session.opts.exit_dump_len);
+        let mut map = object
+            .maps_mut()
+            .find(|m| m.name() == EXIT_DUMP_MAP)
+            .with_context(|| format!("the BPF object has no '{EXIT_DUMP_MAP}' map (include scxkit/exit_info.bpf.h)"))?;
+        map.set_max_entries(entries).context("sizing the exit dump map")
+    }
+
+    /// Watches an attached scheduler until the kernel ejects it or a signal asks to stop,
+    /// sampling its statistics and running `jobs` on time; then detaches and says why it
+    /// stopped.
+    pub fn monitor(&mut self, object: &Object, link: Link, stats: Stats, jobs: Jobs) -> Result<ExitInfo> {
+        self.drive(object, link, stats, jobs, |wait| {
+            std::thread::sleep(wait);
+            Ok(())
+        })
+    }
+
+    /// Like [`Attempt::monitor`], for a scheduler that runs its own loop (a userspace
+    /// policy): `step(wait)` is called over and over and may block up to `wait`, the time to
+    /// the runtime's next duty (an exit check, a sample, a job). A failing step ends the
+    /// attempt with its error, after detaching.
+    pub fn drive(
+        &mut self,
+        object: &Object,
+        link: Link,
+        mut stats: Stats,
+        mut jobs: Jobs,
+        mut step: impl FnMut(Duration) -> Result<()>,
+    ) -> Result<ExitInfo> {
+        let (spec, opts) = (self.session.spec, self.session.opts);
+        let start = Instant::now();
+        self.attached_at = Some(start);
+        info!("{}: attached; sched_ext is on (Ctrl-C to stop)", spec.name);
+        let mut exit_check = Deadline::new(EXIT_CHECK_INTERVAL, start);
+        let mut sample = Deadline::new(Duration::from_secs_f64(opts.sample_interval_s()), start);
+        let mut log = opts.stats.map(|s| Deadline::new(Duration::from_secs_f64(s), start));
+        let mut latest = Snapshot::zero(stats.layout.clone());
+        let mut logged = latest.clone();
+        let mut result = Ok(());
+        while !self.session.shutdown.requested() {
+            let now = Instant::now();
+            if exit_check.fire(now) && ExitInfo::read(object)?.has_exited() {
+                break;
+            }
+            if sample.fire(now) {
+                match stats.sample() {
+                    Ok(snapshot) => latest = self.publish(snapshot),
+                    Err(e) => log::warn!("reading stats: {e:#}"),
                 }
-                next_sample += every;
+            }
+            if log.as_mut().is_some_and(|d| d.fire(now)) {
+                info!("{}", (spec.log_line)(&logged, &latest));
+                logged = latest.clone();
+            }
+            jobs.run_due(now);
+            let next = [Some(exit_check.next()), Some(sample.next()), log.as_ref().map(Deadline::next), jobs.next_due()];
+            let wait = next.into_iter().flatten().min().unwrap().saturating_duration_since(Instant::now());
+            if let Err(e) = step(wait) {
+                result = Err(e);
+                break;
             }
         }
         // Dropping the link unregisters the scheduler; the kernel runs ops.exit before returning.
         drop(link);
+        self.detached_at = Some(Instant::now());
+        if opts.stats.is_some() {
+            if let Ok(total) = stats.sample() {
+                info!("totals: {}", (spec.log_line)(&Snapshot::zero(total.series.clone()), &total));
+            }
+        }
+        result.context("the scheduler's own loop failed")?;
         ExitInfo::read(object)
     }
 
-    fn record(&mut self, values: Vec<f64>) {
-        self.publisher.publish(&values);
-        let now = Snapshot { defs: self.spec.metrics, values };
-        if self.opts.stats.is_some() {
-            info!("{}", (self.spec.log_line)(&self.previous, &now));
-        }
-        self.previous = now;
+    fn publish(&mut self, snapshot: Snapshot) -> Snapshot {
+        self.session.publisher.publish(&snapshot);
+        self.session.server.update(&snapshot);
+        snapshot
     }
+
+    /// Whether a signal asked the scheduler to stop: for a policy loop's own checks.
+    pub fn stop_requested(&self) -> bool {
+        self.session.shutdown.requested()
+    }
+
+    /// How long the scheduler stayed attached (zero if it never was).
+    fn attached_for(&self) -> Duration {
+        match (self.attached_at, self.detached_at) {
+            (Some(a), Some(d)) => d - a,
+            _ => Duration::ZERO,
+        }
+    }
+}
+
+fn read_hotplug_seq() -> Result<u64> {
+    let text = std::fs::read_to_string(HOTPLUG_SEQ_FILE).with_context(|| format!("reading {HOTPLUG_SEQ_FILE}"))?;
+    text.trim().parse().with_context(|| format!("{HOTPLUG_SEQ_FILE} holds '{}', not a number", text.trim()))
 }

@@ -10,7 +10,8 @@ pub const NAMED_SETS: &str = "all, performance, powersave, auto";
 
 /// Resolves `all` (every online CPU), `performance` (the fastest cores), `powersave` (the
 /// most efficient cores), `auto` (the fastest cores on a hybrid machine, else all), or a hex
-/// mask such as `0xff` or `ff000`. The result is never empty and holds only online CPUs.
+/// mask such as `0xff` or `ff000`. The result is never empty; a mask may name CPUs that are
+/// offline now (the caller keeps the online ones, and looks again after a hotplug).
 pub fn resolve_cpu_set(spec: &str, topo: &Topology) -> Result<Cpumask> {
     let mask = match spec.trim() {
         "all" => topo.online.clone(),
@@ -24,9 +25,9 @@ pub fn resolve_cpu_set(spec: &str, topo: &Topology) -> Result<Cpumask> {
     if mask.is_empty() {
         bail!("cpumask '{spec}' selects no CPU; a non-empty set is needed");
     }
-    let offline = mask.and_not(&topo.online);
-    if !offline.is_empty() {
-        bail!("cpumask '{spec}' names offline or missing CPUs {}", offline.to_list());
+    let missing = mask.and_not(&topo.possible);
+    if !missing.is_empty() {
+        bail!("cpumask '{spec}' names CPUs {} that this machine does not have", missing.to_list());
     }
     Ok(mask)
 }

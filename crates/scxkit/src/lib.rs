@@ -1,5 +1,6 @@
 //! scxkit: the pure-Rust part every scheduler shares (no BPF here): the machine's topology
-//! read from sysfs, cpumasks, scheduling domains, infeasible weights and the metrics layer.
+//! read from sysfs, cpumasks, scheduling domains, infeasible weights and the metrics
+//! definitions (their exporters live with the runtime, crates/scxkit-bpf).
 
 pub mod cpumask;
 pub mod cpuset;

@@ -11,8 +11,10 @@ use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use scxkit::cpuset::{resolve_cpu_set, NAMED_SETS};
 use scxkit::{Cpumask, Topology};
-use scxkit_bpf::{CommonOpts, ExitInfo, SchedulerSpec, Session};
+use scxkit::metrics::static_layout;
+use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
+use std::time::Duration;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_bpfland",
@@ -93,21 +95,38 @@ fn main() -> Result<()> {
     if opts.slice_min_us > opts.slice_us {
         bail!("--slice-min-us ({}) must not exceed --slice-us ({})", opts.slice_min_us, opts.slice_us);
     }
-    let topo = Topology::from_system()?;
-    let primary = resolve_cpu_set(&opts.primary_domain, &topo)
-        .with_context(|| format!("--primary-domain '{}' (a hex cpumask or one of: {NAMED_SETS})", opts.primary_domain))?;
+    let watch = watch::Watch::new(&opts.watch_pid)?;
+    scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, &watch, attempt))
+}
+
+/// The primary domain on the topology of this attempt: the requested CPUs that are online.
+/// When none is (they went offline), every online CPU, until the restart that follows
+/// their return.
+fn primary_domain(spec: &str, topo: &Topology) -> Result<Cpumask> {
+    let requested = resolve_cpu_set(spec, topo)
+        .with_context(|| format!("--primary-domain '{spec}' (a hex cpumask or one of: {NAMED_SETS})"))?;
+    let online = requested.and(&topo.online);
+    if online.is_empty() {
+        log::warn!("every CPU of --primary-domain ({}) is offline: every online CPU is primary", requested.to_list());
+        return Ok(topo.online.clone());
+    }
+    if online != requested {
+        log::info!("CPUs {} of --primary-domain are offline and left out", requested.and_not(&topo.online).to_list());
+    }
+    Ok(online)
+}
+
+fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<ExitInfo> {
+    let topo = attempt.topology();
     if topo.nr_cpus > intf::BPFLAND_MAX_CPUS as usize {
         bail!("this machine has {} CPUs; scx_bpfland supports up to {}", topo.nr_cpus, intf::BPFLAND_MAX_CPUS);
     }
-    let mut watch = watch::Watch::new(&opts.watch_pid)?;
-    scxkit_bpf::run(&SPEC, &opts.common, |session| run_once(&opts, &topo, &primary, &mut watch, session))
-}
-
-fn run_once(opts: &Opts, topo: &Topology, primary: &Cpumask, watch: &mut watch::Watch, session: &mut Session) -> Result<ExitInfo> {
+    let primary = primary_domain(&opts.primary_domain, topo)?;
     let all = primary.weight() == topo.nr_online();
     log::info!("primary domain: {} ({}){}", primary, primary.to_hex(), if all { ", every CPU" } else { "" });
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
+    scxkit_bpf::prepare_ops!(attempt, open.struct_ops.bpfland_ops_mut(), open.open_object_mut())?;
     let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
     rodata.slice_ns = opts.slice_us * 1000;
     rodata.slice_min_ns = opts.slice_min_us * 1000;
@@ -124,11 +143,16 @@ fn run_once(opts: &Opts, topo: &Topology, primary: &Cpumask, watch: &mut watch::
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.bpfland_ops.attach_struct_ops().context("attaching the scheduler")?;
     let skel = &skel;
-    session.monitor(skel.object(), link, || {
-        if opts.common.stats.is_some() {
-            watch.report(&skel.maps.task_ctxs);
-        }
+    let stats = Stats::new(static_layout(stats::METRICS), || {
         let nr_interactive = skel.maps.bss_data.as_deref().map_or(0, |bss| bss.nr_interactive);
         stats::read(&skel.maps.stats, nr_interactive)
-    })
+    });
+    let mut jobs = Jobs::new();
+    if let (Some(every_s), false) = (opts.common.stats, opts.watch_pid.is_empty()) {
+        jobs = jobs.every("watch-pid", Duration::from_secs_f64(every_s), || {
+            watch.report(&skel.maps.task_ctxs);
+            Ok(())
+        });
+    }
+    attempt.monitor(skel.object(), link, stats, jobs)
 }

@@ -38,7 +38,12 @@ impl Watch {
 
 fn describe(pid: i32, ctx: &task_ctx) -> String {
     let class = if ctx.interactive != 0 { "interactive" } else { "regular" };
-    format!("pid {pid}: {class} ({} voluntary switches/s, next slice {} us)", ctx.nvcsw_rate, ctx.slice_ns / 1000)
+    format!(
+        "pid {pid}: {class} ({} voluntary switches/s, next slice {} us, ran {} ms)",
+        ctx.nvcsw_rate,
+        ctx.slice_ns / 1000,
+        ctx.runtime_ns / 1_000_000
+    )
 }
 
 fn pidfd_open(pid: i32) -> Result<OwnedFd> {
@@ -57,8 +62,8 @@ mod tests {
 
     #[test]
     fn describes_the_class() {
-        let ctx = task_ctx { interactive: 1, nvcsw_rate: 57, slice_ns: 20_000_000, ..Default::default() };
-        assert_eq!(describe(7, &ctx), "pid 7: interactive (57 voluntary switches/s, next slice 20000 us)");
+        let ctx = task_ctx { interactive: 1, nvcsw_rate: 57, slice_ns: 20_000_000, runtime_ns: 1_500_000_000, ..Default::default() };
+        assert_eq!(describe(7, &ctx), "pid 7: interactive (57 voluntary switches/s, next slice 20000 us, ran 1500 ms)");
         let hog = task_ctx { nvcsw_rate: 0, ..Default::default() };
         assert!(describe(8, &hog).contains("regular"));
     }

@@ -8,7 +8,8 @@ use anyhow::{Context, Result};
 use bpf_skel::MainSkelBuilder;
 use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use scxkit_bpf::{CommonOpts, ExitInfo, SchedulerSpec, Session};
+use scxkit::metrics::static_layout;
+use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
@@ -42,14 +43,16 @@ struct Opts {
 
 fn main() -> Result<()> {
     let opts = Opts::parse();
-    scxkit_bpf::run(&SPEC, &opts.common, |session| run_once(&opts, session))
+    scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, attempt))
 }
 
-fn run_once(opts: &Opts, session: &mut Session) -> Result<ExitInfo> {
+fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
+    scxkit_bpf::prepare_ops!(attempt, open.struct_ops.simple_ops_mut(), open.open_object_mut())?;
     open.maps.rodata_data.as_deref_mut().context("no .rodata")?.slice_ns = opts.slice_us * 1000;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.simple_ops.attach_struct_ops().context("attaching the scheduler")?;
-    session.monitor(skel.object(), link, || stats::read(&skel.maps.stats))
+    let stats = Stats::new(static_layout(stats::METRICS), || stats::read(&skel.maps.stats));
+    attempt.monitor(skel.object(), link, stats, Jobs::new())
 }

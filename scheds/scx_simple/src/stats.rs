@@ -3,8 +3,7 @@
 use crate::intf;
 use anyhow::Result;
 use libbpf_rs::MapCore;
-use scxkit::metrics::{MetricDef, MetricKind, Snapshot};
-use metrics::Unit;
+use scxkit::metrics::{MetricDef, MetricKind, Snapshot, Unit};
 
 const LOCAL: &[(&str, &str)] = &[("type", "local")];
 const SHARED: &[(&str, &str)] = &[("type", "shared")];
@@ -46,8 +45,9 @@ mod tests {
 
     #[test]
     fn line_shows_per_interval_counts_and_percentages() {
-        let previous = Snapshot { defs: METRICS, values: vec![10.0, 10.0] };
-        let now = Snapshot { defs: METRICS, values: vec![11.0, 13.0] };
+        let layout = scxkit::metrics::static_layout(METRICS);
+        let previous = Snapshot { series: layout.clone(), values: vec![10.0, 10.0] };
+        let now = Snapshot { series: layout, values: vec![11.0, 13.0] };
         assert_eq!(log_line(&previous, &now), "dispatched 4: local 1 (25.0%), shared 3");
         assert_eq!(log_line(&now, &now), "dispatched 0: local 0 (0.0%), shared 0");
     }

@@ -1,8 +1,4 @@
 use super::*;
-use metrics_exporter_prometheus::PrometheusBuilder;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
 static DEFS: &[MetricDef] = &[
     MetricDef { name: "dispatched_tasks_total", labels: &[("type", "local")], kind: MetricKind::Counter, unit: Unit::Count, help: "Tasks dispatched to an idle CPU's local queue." },
@@ -10,65 +6,15 @@ static DEFS: &[MetricDef] = &[
     MetricDef { name: "interactive_tasks", labels: &[], kind: MetricKind::Gauge, unit: Unit::Count, help: "Tasks classified interactive now." },
 ];
 
-fn render_prometheus(readings: &[&[f64]]) -> String {
-    let recorder = PrometheusBuilder::new().add_global_label("scheduler", "test").build_recorder();
-    let handle = recorder.handle();
-    let mut publisher = Publisher::new(DEFS);
-    metrics::with_local_recorder(&recorder, || readings.iter().for_each(|r| publisher.publish(r)));
-    handle.render()
-}
+/// A load per domain, labelled at run time with its node and domain: two nodes, three domains.
+static DOMAIN_LOAD: MetricDef =
+    MetricDef { name: "domain_load", labels: &[], kind: MetricKind::Gauge, unit: Unit::Count, help: "Load of a domain." };
 
-#[test]
-fn prometheus_output_holds_the_totals_and_passes_promtool() {
-    let text = render_prometheus(&[&[5.0, 1.0, 3.0], &[8.0, 4.0, 2.0]]);
-    assert!(text.contains("# HELP dispatched_tasks_total Tasks dispatched to an idle CPU's local queue."), "{text}");
-    assert!(text.contains("# TYPE dispatched_tasks_total counter"), "{text}");
-    assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"local\"} 8"), "{text}");
-    assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"shared\"} 4"), "{text}");
-    assert!(text.contains("interactive_tasks{scheduler=\"test\"} 2"), "{text}");
-
-    let mut promtool = Command::new("promtool")
-        .args(["check", "metrics"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("promtool (Debian package prometheus) is needed: run vm/setup-host.sh");
-    promtool.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
-    let out = promtool.wait_with_output().unwrap();
-    assert!(out.status.success(), "promtool: {}{}\n{text}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-}
-
-#[test]
-fn a_counter_reset_by_a_restart_keeps_counting_up() {
-    let text = render_prometheus(&[&[10.0, 0.0, 0.0], &[3.0, 0.0, 0.0]]);
-    assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"local\"} 13"), "{text}");
-}
-
-#[test]
-fn statsd_listener_receives_the_counters() {
-    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    socket.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let port = socket.local_addr().unwrap().port();
-    let recorder = metrics_exporter_statsd::StatsdBuilder::from("127.0.0.1", port)
-        .with_default_tag("scheduler", "test")
-        .with_buffer_size(0)
-        .build(None)
-        .unwrap();
-    let mut publisher = Publisher::new(DEFS);
-    metrics::with_local_recorder(&recorder, || publisher.publish(&[5.0, 2.0, 3.0]));
-    drop(recorder);
-    let mut received = String::new();
-    let mut buf = [0u8; 2048];
-    while !(received.contains("type:local") && received.contains("type:shared") && received.contains("interactive_tasks")) {
-        let n = socket.recv(&mut buf).expect("no StatsD datagram within 5 s");
-        received.push_str(&String::from_utf8_lossy(&buf[..n]));
-        received.push('\n');
-    }
-    assert!(received.contains("dispatched_tasks_total:5|c"), "{received}");
-    assert!(received.contains("dispatched_tasks_total:2|c"), "{received}");
-    assert!(received.contains("interactive_tasks:3|g"), "{received}");
-    assert!(received.contains("scheduler:test"), "{received}");
+fn nested_layout() -> Arc<[Series]> {
+    [("0", "0"), ("0", "1"), ("1", "2")]
+        .iter()
+        .map(|(node, dom)| Series::with(&DOMAIN_LOAD, &[("node", node.to_string()), ("domain", dom.to_string())]))
+        .collect()
 }
 
 #[test]
@@ -82,10 +28,44 @@ fn help_text_lists_every_statistic() {
 
 #[test]
 fn snapshot_lookup_and_deltas() {
-    let earlier = Snapshot { defs: DEFS, values: vec![5.0, 1.0, 3.0] };
-    let now = Snapshot { defs: DEFS, values: vec![8.0, 0.5, 2.0] };
+    let layout = static_layout(DEFS);
+    let earlier = Snapshot { series: layout.clone(), values: vec![5.0, 1.0, 3.0] };
+    let now = Snapshot { series: layout, values: vec![8.0, 0.5, 2.0] };
     assert_eq!(now.get("dispatched_tasks_total", &[("type", "local")]), 8.0);
     assert_eq!(now.delta(&earlier, "dispatched_tasks_total", &[("type", "local")]), 3.0);
     assert_eq!(now.delta(&earlier, "dispatched_tasks_total", &[("type", "shared")]), 0.5, "reset");
     assert_eq!(now.get("no_such_metric", &[]), 0.0);
+    assert_eq!(now.get("dispatched_tasks_total", &[]), 0.0, "exact labels only");
+    assert_eq!(now.sum("dispatched_tasks_total", &[]), 8.5);
+    assert_eq!(now.sum_delta(&earlier, "dispatched_tasks_total", &[]), 3.5);
+}
+
+#[test]
+fn runtime_labels_nest_nodes_and_domains() {
+    let snap = Snapshot { series: nested_layout(), values: vec![1.0, 2.0, 4.0] };
+    assert_eq!(snap.label_values("domain_load", "node"), ["0", "1"]);
+    assert_eq!(snap.sum("domain_load", &[("node", "0")]), 3.0);
+    assert_eq!(snap.sum("domain_load", &[("node", "1")]), 4.0);
+    assert_eq!(snap.get("domain_load", &[("domain", "1"), ("node", "0")]), 2.0, "label order does not matter");
+    assert_eq!(snap.series[2].key(), "domain_load{node=\"1\",domain=\"2\"}");
+}
+
+#[test]
+fn text_round_trip_keeps_series_and_values() {
+    let snap = Snapshot { series: nested_layout(), values: vec![1.5, 2.0, 4.0] };
+    let back = parse_text(std::slice::from_ref(&DOMAIN_LOAD), &to_text(&snap)).unwrap();
+    assert_eq!(back.series, snap.series);
+    assert_eq!(back.values, snap.values);
+
+    let fixed = Snapshot { series: static_layout(DEFS), values: vec![1.0, 2.0, 3.0] };
+    let back = parse_text(DEFS, &to_text(&fixed)).unwrap();
+    assert_eq!(back.get("dispatched_tasks_total", &[("type", "shared")]), 2.0);
+}
+
+#[test]
+fn text_from_another_scheduler_is_refused() {
+    let err = parse_text(DEFS, "domain_load{node=\"0\"} 1\n").unwrap_err();
+    assert!(format!("{err:#}").contains("not one this scheduler declares"), "{err:#}");
+    assert!(parse_text(DEFS, "interactive_tasks x\n").is_err());
+    assert!(parse_text(DEFS, "dispatched_tasks_total{type=local} 1\n").is_err());
 }

@@ -68,10 +68,13 @@ static __always_inline s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u6
 	return scx_bpf_select_cpu_and(p, prev_cpu, wake_flags, domain, 0);
 }
 
-/* Counts a task placed on `cpu`: direct in the primary domain, overflow outside it. */
-static __always_inline void count_placement(s32 cpu)
+/* Counts a dispatch by its path and, apart, an overflow when `cpu` is outside the primary
+ * domain. */
+static __always_inline void count_dispatch(enum bpfland_stat_idx path, s32 cpu)
 {
-	scxk_count(&stats, in_primary(cpu) ? BPFLAND_STAT_DIRECT : BPFLAND_STAT_OVERFLOW);
+	scxk_count(&stats, path);
+	if (!in_primary(cpu))
+		scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
 }
 
 /* Where a waking task should run: an idle primary CPU, else, when the primary domain is

@@ -21,29 +21,39 @@ enum bpfland_consts {
 	/* ...or of at least this length when the rate is so high that one window classes the
 	 * task interactive (a new task is promoted without 100 ms of waiting behind hogs). */
 	BPFLAND_NVCSW_MIN_WINDOW_MS = 10,
+	/* task_ctx.wake_preempt when select_cpu did not run for the current wakeup. */
+	BPFLAND_WAKE_UNSEEN = 2,
 	/* When no regular task has been served for this long, the regular queue goes first. */
 	BPFLAND_STARVATION_MS = 100,
 	/* Weight of a nice-0 task (p->scx.weight). */
 	BPFLAND_WEIGHT_NICE0 = 100,
 };
 
-/* Per-CPU counters, indexes into the `stats` map. */
+/* Per-CPU counters, indexes into the `stats` map. Every dispatch is counted once, by the
+ * path that made it (the BPFLAND_STAT_PATH_* range); placements are counted apart. */
 enum bpfland_stat_idx {
-	/* Woke up on an idle CPU and went straight to it. */
+	/* select_cpu found an idle CPU and dispatched the waking task straight to it. */
 	BPFLAND_STAT_DIRECT,
+	/* enqueue found an idle CPU for the task. */
+	BPFLAND_STAT_IDLE,
+	/* enqueue put an interactive task on a CPU running a regular one, preempting it. */
+	BPFLAND_STAT_PREEMPT,
 	/* Queued in the interactive queue. */
 	BPFLAND_STAT_INTERACTIVE,
 	/* Queued in the regular queue. */
 	BPFLAND_STAT_REGULAR,
-	/* Placed on a CPU outside the primary domain. */
-	BPFLAND_STAT_OVERFLOW,
-	/* An interactive wakeup preempted a regular task. */
-	BPFLAND_STAT_PREEMPT,
 	/* A per-CPU kthread dispatched straight to its CPU (--local-kthreads). */
 	BPFLAND_STAT_KTHREAD,
 	/* A task whose affinity excludes the primary domain, queued on its own CPU. */
 	BPFLAND_STAT_PINNED,
+	/* Not a path: calls of ops.enqueue, each of which dispatches by exactly one path other
+	 * than DIRECT (a cross-check of the path counters). */
+	BPFLAND_STAT_ENQUEUE,
+	/* Not a path: a task placed on, or taken by, a CPU outside the primary domain. */
+	BPFLAND_STAT_OVERFLOW,
 	BPFLAND_NR_STATS,
+	BPFLAND_STAT_PATH_FIRST = BPFLAND_STAT_DIRECT,
+	BPFLAND_STAT_PATH_LAST = BPFLAND_STAT_PINNED,
 };
 
 /* Per-task state (BPF task storage); userspace reads it for --watch-pid. */
@@ -59,8 +69,12 @@ struct task_ctx {
 	u64 window_start_ns;
 	/* Average rate of voluntary context switches, per second. */
 	u64 nvcsw_rate;
-	/* Set by select_cpu when no idle CPU was found for this wakeup and the waker is not
-	 * about to sleep (not a sync wakeup): the task may then preempt a regular one. */
+	/* Runtime charged to the task so far, ns (shown by --watch-pid). */
+	u64 runtime_ns;
+	/* Set by select_cpu for the wakeup it handled: 1 when the task may preempt (no idle CPU
+	 * was found and the waker is not about to sleep), 0 when it may not; cleared by the
+	 * enqueue that follows. Left at WAKE_UNSEEN when the kernel skipped select_cpu (a task
+	 * allowed on one CPU): such a wakeup may preempt. */
 	u32 wake_preempt;
 	/* 1 when nvcsw_rate is at or above the threshold. */
 	u32 interactive;

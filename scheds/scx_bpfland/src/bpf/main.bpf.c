@@ -43,24 +43,36 @@ s32 BPF_STRUCT_OPS(bpfland_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 	if (!tctx)
 		return prev_cpu;
 	cpu = place_task(p, prev_cpu, wake_flags);
-	/* A sync waker is about to sleep: preempting it would only add a context switch. */
-	tctx->wake_preempt = cpu < 0 && !(wake_flags & SCX_WAKE_SYNC);
-	if (cpu < 0)
+	if (cpu < 0) {
+		/* Queued by the enqueue that follows. A sync waker is about to sleep: preempting
+		 * it would only add a context switch. */
+		tctx->wake_preempt = !(wake_flags & SCX_WAKE_SYNC);
 		return prev_cpu;
+	}
+	tctx->wake_preempt = BPFLAND_WAKE_UNSEEN;
 	tctx->slice_ns = task_slice(tctx);
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, tctx->slice_ns, 0);
-	count_placement(cpu);
+	count_dispatch(BPFLAND_STAT_DIRECT, cpu);
 	return cpu;
 }
 
 void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
+	bool may_preempt;
 	s32 cpu;
 
-	if (!tctx)
+	scxk_count(&stats, BPFLAND_STAT_ENQUEUE);
+	if (!tctx) {
+		/* No state (it could not be allocated): still run the task, as a regular one. */
+		scxk_count(&stats, BPFLAND_STAT_REGULAR);
+		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_ns, enq_flags);
 		return;
+	}
 	tctx->slice_ns = task_slice(tctx);
+	/* What select_cpu said of this wakeup; it may not have run (see WAKE_UNSEEN). */
+	may_preempt = tctx->wake_preempt != 0 && (enq_flags & SCX_ENQ_WAKEUP);
+	tctx->wake_preempt = BPFLAND_WAKE_UNSEEN;
 
 	if (local_kthreads && is_per_cpu_kthread(p)) {
 		scxk_count(&stats, BPFLAND_STAT_KTHREAD);
@@ -80,8 +92,7 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	if (overflow_now(p, tctx->slice_ns, enq_flags))
 		return;
-	if (preempt_enabled && tctx->interactive && tctx->wake_preempt &&
-	    (enq_flags & SCX_ENQ_WAKEUP) && preempt_for(p, tctx->slice_ns, enq_flags))
+	if (preempt_enabled && tctx->interactive && may_preempt && preempt_for(p, tctx->slice_ns, enq_flags))
 		return;
 	queue_task(p, tctx, tctx->slice_ns, enq_flags);
 }
@@ -101,11 +112,11 @@ void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 			scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
 		return;
 	}
-	/* Nothing else to run: the previous task goes on with a fresh slice. */
+	/* Nothing else to run: the previous task goes on with a fresh slice. It keeps the CPU
+	 * without passing through stopping and running, so what it ran is charged here. */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx_get(prev))) {
+		task_charge(prev, tctx, bpf_ktime_get_ns());
 		tctx->slice_ns = task_slice(tctx);
-		/* A new budget period starts with the refill. */
-		tctx->start_ns = bpf_ktime_get_ns();
 		scxk_set_slice(prev, tctx->slice_ns);
 	}
 }
@@ -157,6 +168,7 @@ s32 BPF_STRUCT_OPS(bpfland_init_task, struct task_struct *p, struct scx_init_tas
 	if (!tctx)
 		return -ENOMEM;
 	tctx->window_start_ns = bpf_ktime_get_ns();
+	tctx->wake_preempt = BPFLAND_WAKE_UNSEEN;
 	return 0;
 }
 

@@ -52,9 +52,7 @@ static __always_inline bool preempt_for(struct task_struct *p, u64 slice, u64 en
 	if (victim < 0)
 		return false;
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | victim, slice, enq_flags | SCX_ENQ_PREEMPT);
-	scxk_count(&stats, BPFLAND_STAT_PREEMPT);
-	if (!in_primary(victim))
-		scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
+	count_dispatch(BPFLAND_STAT_PREEMPT, victim);
 	return true;
 }
 
@@ -70,7 +68,7 @@ static __always_inline bool run_on_idle_in(struct task_struct *p, const struct c
 	cpu = scx_bpf_select_cpu_and(p, scx_bpf_task_cpu(p), 0, domain, 0);
 	if (cpu < 0)
 		return false;
-	count_placement(cpu);
+	count_dispatch(BPFLAND_STAT_IDLE, cpu);
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
 	return true;
 }

@@ -80,14 +80,24 @@ static __always_inline void update_interactive(struct task_ctx *tctx, u64 now)
 	}
 }
 
+/* Charges the time p ran since its budget period started: vruntime (scaled by the inverse
+ * of its weight), total runtime, and the slice budget carried over; a new period starts. */
+static __always_inline void task_charge(struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	u64 used_ns = now - tctx->start_ns;
+
+	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + used_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight);
+	tctx->runtime_ns += used_ns;
+	tctx->carry_ns = clamp_lag((s64)tctx->slice_ns - (s64)used_ns);
+	tctx->start_ns = now;
+}
+
 /* Accounts a task leaving the CPU: vruntime, slice budget, voluntary switches. */
 static __always_inline void task_stop(struct task_struct *p, struct task_ctx *tctx, bool runnable)
 {
 	u64 now = bpf_ktime_get_ns();
-	u64 used_ns = now - tctx->start_ns;
 
-	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + used_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight);
-	tctx->carry_ns = clamp_lag((s64)tctx->slice_ns - (s64)used_ns);
+	task_charge(p, tctx, now);
 	/* Not runnable any more: the task blocked by itself (a voluntary switch). */
 	if (!runnable)
 		tctx->nvcsw_window++;

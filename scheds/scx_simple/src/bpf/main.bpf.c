@@ -7,6 +7,12 @@
  * so heavier (lower nice) tasks advance more slowly and run more. A task that slept long
  * may bank at most one slice of credit, so it cannot starve the others when it wakes.
  *
+ * The time a task ran is measured from timestamps, not from the slice it has left: the
+ * kernel refills a slice with its own default behind our back (a task kept running when
+ * nothing else wants the CPU, tasks already running when the scheduler attaches), so
+ * "slice given minus slice left" can go negative, wrap around, and throw a task's vtime
+ * so far ahead that it never runs again.
+ *
  * On kernel builds where scx_bpf_create_dsq() cannot be called (see kfuncs.bpf.h) there is
  * no queue to order by vtime: tasks then wait in the kernel's built-in global FIFO.
  */
@@ -19,6 +25,14 @@ RODATA u64 slice_ns = SIMPLE_SLICE_DEFAULT_US * 1000ULL;
 
 /* The largest vtime of a task that started running: the queue's "now". */
 static u64 vtime_now;
+
+/* When each task last started running, ns. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, u64);
+} started_ns SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -64,15 +78,24 @@ void BPF_STRUCT_OPS(simple_dispatch, s32 cpu, struct task_struct *prev)
 
 void BPF_STRUCT_OPS(simple_running, struct task_struct *p)
 {
+	u64 *start = bpf_task_storage_get(&started_ns, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (start)
+		*start = bpf_ktime_get_ns();
 	if (time_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
 }
 
 void BPF_STRUCT_OPS(simple_stopping, struct task_struct *p, bool runnable)
 {
-	/* Charge the time used (slice given minus slice left), scaled by the inverse weight. */
-	u64 used_ns = slice_ns - p->scx.slice;
+	u64 *start = bpf_task_storage_get(&started_ns, p, 0, 0);
+	u64 used_ns;
 
+	/* A task that was running when we attached has no start time: charge nothing. */
+	if (!start || !*start)
+		return;
+	/* Charge the time it ran, scaled by the inverse of its weight. */
+	used_ns = bpf_ktime_get_ns() - *start;
 	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + used_ns * SIMPLE_WEIGHT_NICE0 / p->scx.weight);
 }
 

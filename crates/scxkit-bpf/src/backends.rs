@@ -1,5 +1,6 @@
-//! The backends behind the `metrics` facade: a Prometheus scrape endpoint and StatsD, chosen
-//! on the command line and installed together as the global recorder.
+//! The exporters behind the `metrics` facade: a Prometheus scrape endpoint and StatsD, chosen
+//! on the command line and installed together as the global recorder. They live here, with
+//! the runtime, so that the pure library (crates/scxkit) has no network code.
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;

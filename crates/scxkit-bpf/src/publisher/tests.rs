@@ -1,0 +1,98 @@
+use super::*;
+use metrics_exporter_prometheus::PrometheusBuilder;
+use scxkit::metrics::{static_layout, MetricDef};
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+static DEFS: &[MetricDef] = &[
+    MetricDef { name: "dispatched_tasks_total", labels: &[("type", "local")], kind: MetricKind::Counter, unit: Unit::Count, help: "Tasks dispatched to an idle CPU's local queue." },
+    MetricDef { name: "dispatched_tasks_total", labels: &[("type", "shared")], kind: MetricKind::Counter, unit: Unit::Count, help: "Tasks dispatched through the shared queue." },
+    MetricDef { name: "interactive_tasks", labels: &[], kind: MetricKind::Gauge, unit: Unit::Count, help: "Tasks classified interactive now." },
+];
+static DOMAIN_LOAD: MetricDef =
+    MetricDef { name: "domain_load", labels: &[], kind: MetricKind::Gauge, unit: Unit::Count, help: "Load of a domain." };
+
+fn snap(values: &[f64]) -> Snapshot {
+    Snapshot { series: static_layout(DEFS), values: values.to_vec() }
+}
+
+fn render_prometheus(readings: &[Snapshot], reset_before: Option<usize>) -> String {
+    let recorder = PrometheusBuilder::new().add_global_label("scheduler", "test").build_recorder();
+    let handle = recorder.handle();
+    let mut publisher = Publisher::new();
+    metrics::with_local_recorder(&recorder, || {
+        for (i, r) in readings.iter().enumerate() {
+            if reset_before == Some(i) {
+                publisher.reset_counters();
+            }
+            publisher.publish(r);
+        }
+    });
+    handle.render()
+}
+
+#[test]
+fn prometheus_output_holds_the_totals_and_passes_promtool() {
+    let domains: Arc<[Series]> = (0..2).map(|d| Series::with(&DOMAIN_LOAD, &[("domain", d.to_string())])).collect();
+    let mut readings = vec![snap(&[5.0, 1.0, 3.0]), snap(&[8.0, 4.0, 2.0])];
+    readings.push(Snapshot { series: domains, values: vec![0.5, 1.5] });
+    let text = render_prometheus(&readings, None);
+    assert!(text.contains("# HELP dispatched_tasks_total Tasks dispatched to an idle CPU's local queue."), "{text}");
+    assert!(text.contains("# TYPE dispatched_tasks_total counter"), "{text}");
+    assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"local\"} 8"), "{text}");
+    assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"shared\"} 4"), "{text}");
+    assert!(text.contains("interactive_tasks{scheduler=\"test\"} 2"), "{text}");
+    assert!(text.contains("domain_load{scheduler=\"test\",domain=\"1\"} 1.5"), "{text}");
+
+    let mut promtool = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("promtool (Debian package prometheus) is needed: run vm/setup-host.sh");
+    promtool.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = promtool.wait_with_output().unwrap();
+    assert!(out.status.success(), "promtool: {}{}\n{text}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_restart_resets_the_baseline_and_counting_goes_on() {
+    // 10, then a restart (BPF counters from zero), then 3 and 7: 10 + 3 + 4 = 17.
+    let readings = [snap(&[10.0, 0.0, 0.0]), snap(&[3.0, 0.0, 0.0]), snap(&[7.0, 0.0, 0.0])];
+    let text = render_prometheus(&readings, Some(1));
+    assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"local\"} 17"), "{text}");
+    // A restarted counter that already passed its old value when first read again: only the
+    // reset tells its 12 from a growth of 2.
+    let readings = [snap(&[10.0, 0.0, 0.0]), snap(&[12.0, 0.0, 0.0])];
+    let text = render_prometheus(&readings, Some(1));
+    assert!(text.contains("type=\"local\"} 22"), "{text}");
+}
+
+#[test]
+fn statsd_listener_receives_the_counters() {
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let port = socket.local_addr().unwrap().port();
+    let recorder = metrics_exporter_statsd::StatsdBuilder::from("127.0.0.1", port)
+        .with_default_tag("scheduler", "test")
+        .with_buffer_size(0)
+        .build(None)
+        .unwrap();
+    let mut publisher = Publisher::new();
+    metrics::with_local_recorder(&recorder, || publisher.publish(&snap(&[5.0, 2.0, 3.0])));
+    drop(recorder);
+    let mut received = String::new();
+    let mut buf = [0u8; 2048];
+    while !(received.contains("type:local") && received.contains("type:shared") && received.contains("interactive_tasks")) {
+        let n = socket.recv(&mut buf).expect("no StatsD datagram within 5 s");
+        received.push_str(&String::from_utf8_lossy(&buf[..n]));
+        received.push('\n');
+    }
+    assert!(received.contains("dispatched_tasks_total:5|c"), "{received}");
+    assert!(received.contains("dispatched_tasks_total:2|c"), "{received}");
+    assert!(received.contains("interactive_tasks:3|g"), "{received}");
+    assert!(received.contains("scheduler:test"), "{received}");
+}

@@ -1,0 +1,47 @@
+//! A snapshot as text, one `series value` line each (`name{k="v"} 12`): what a running
+//! scheduler serves on its monitor socket and `--monitor` reads back. The reader maps each
+//! line to the scheduler's own declarations, so the monitor computes the very same log line.
+
+use super::{MetricDef, Series, Snapshot};
+use anyhow::{bail, Context, Result};
+use std::fmt::Write;
+
+pub fn to_text(snapshot: &Snapshot) -> String {
+    let mut out = String::new();
+    for (series, value) in snapshot.series.iter().zip(&snapshot.values) {
+        let _ = writeln!(out, "{} {value}", series.key());
+    }
+    out
+}
+
+/// Parses [`to_text`]'s output; each series must match a definition of `defs` by name and
+/// fixed labels (a monitor of another scheduler, or of another version, is refused).
+pub fn parse_text(defs: &'static [MetricDef], text: &str) -> Result<Snapshot> {
+    let mut series = Vec::new();
+    let mut values = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (key, value) = line.rsplit_once(' ').with_context(|| format!("no value in '{line}'"))?;
+        let value: f64 = value.parse().with_context(|| format!("bad value in '{line}'"))?;
+        let (name, labels) = parse_key(key).with_context(|| format!("bad series '{key}'"))?;
+        let def = defs
+            .iter()
+            .find(|d| d.name == name && d.labels.iter().all(|(k, v)| labels.iter().any(|(lk, lv)| lk == k && lv == v)))
+            .with_context(|| format!("series '{key}' is not one this scheduler declares"))?;
+        series.push(Series { def, labels });
+        values.push(value);
+    }
+    Ok(Snapshot { series: series.into(), values })
+}
+
+fn parse_key(key: &str) -> Result<(&str, Vec<(String, String)>)> {
+    let Some((name, rest)) = key.split_once('{') else { return Ok((key, Vec::new())) };
+    let body = rest.strip_suffix('}').context("missing '}'")?;
+    let mut labels = Vec::new();
+    for pair in body.split(',').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').context("a label without '='")?;
+        let v = v.strip_prefix('"').and_then(|v| v.strip_suffix('"'));
+        let Some(v) = v else { bail!("label '{k}' is not quoted") };
+        labels.push((k.to_string(), v.to_string()));
+    }
+    Ok((name, labels))
+}
