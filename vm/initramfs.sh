@@ -40,6 +40,7 @@ done
 cp "$here"/guest/*.sh "$root/scxkit/"
 install -m 755 "$scenario" "$root/scxkit/scenario.sh"
 install -m 755 "$here/guest/init" "$root/init"
-echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
-echo "root:x:0:" > "$root/etc/group"
+# nobody: for checks that a command needs no root (the monitor).
+printf '%s\n' "root:x:0:0:root:/root:/bin/sh" "nobody:x:65534:65534:nobody:/:/bin/sh" > "$root/etc/passwd"
+printf '%s\n' "root:x:0:" "nogroup:x:65534:" > "$root/etc/group"
 ( cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 ) > "$output"

@@ -11,6 +11,21 @@ expect_refused "unknown option refused" "unexpected argument '--turbo'" scx_bpfl
 expect_refused "slice below the minimum refused" "must not exceed --slice-us" \
     scx_bpfland --slice-us 500 --slice-min-us 1000
 
+# expect_partition LOG: the totals printed at exit count every dispatch once by path: each
+# call of ops.enqueue dispatched by exactly one path other than direct (counted apart).
+expect_partition() {
+    local line total direct enq
+    line=$(grep "totals: dispatched" "$1" | tail -n 1)
+    total=$(echo "$line" | sed -n 's/.*totals: dispatched \([0-9]*\):.*/\1/p')
+    direct=$(echo "$line" | sed -n 's/.* direct \([0-9]*\) .*/\1/p')
+    enq=$(echo "$line" | sed -n 's/.*| enqueued \([0-9]*\) .*/\1/p')
+    if [ -n "$total" ] && [ "$total" -gt 0 ] && [ $((total - direct)) -eq "$enq" ]; then
+        pass "dispatch paths add up: $total dispatched = $direct direct + $enq enqueued"
+    else
+        fail "dispatch paths add up to the enqueue count" "total '$total' direct '$direct' enqueued '$enq': $line"
+    fi
+}
+
 # 1. Primary domain 0x3: light tasks stay on CPUs 0-1; four hogs overflow onto every CPU.
 # This shell and the scheduler stay off the primary domain so they do not crowd it.
 taskset -p -c 2,3 $$ >/dev/null
@@ -46,11 +61,34 @@ if [ "$seen" = "0 1 2 3" ]; then pass "four hogs overflow onto every CPU (CPUs s
 else fail "four hogs overflow onto every CPU" "CPUs seen: $seen; stats: $(tail -n 6 "$LOG")"; fi
 wait $hogs
 check "overflow counted in the stats" grep -q "overflow [1-9]" "$LOG"
-expect_clean_exit scx_bpfland "$LOG"
 
-# 2. Classification, mixed stress, metrics, unload (every CPU primary).
-taskset -c 0-3 sh -c 'while :; do usleep 10000; done' & sleeper=$!
-taskset -c 0-3 sh -c 'while :; do :; done' & hog=$!
+# 1b. CPU 1 of the primary domain goes offline: after the restart the primary domain is
+# CPU 0 alone, so three hogs saturate it and overflow onto CPUs 2 and 3.
+set_cpu_online 1 0
+if wait_for 60 grep -q "CPUs 1 of --primary-domain are offline" "$LOG" && wait_for 60 is_enabled; then
+    pass "after CPU 1 goes offline the restart recomputes the primary domain ($(grep -o 'primary domain: .*' "$LOG" | tail -n 1))"
+else fail "the restart recomputes the primary domain" "state $(sched_state); log: $(tail -n 5 "$LOG")"; fi
+sleep 2
+mark=$(wc -l < "$LOG")
+stress-ng --cpu 3 --timeout 14s --quiet & hogs=$!
+sleep 2
+seen=$(cpus_seen 10 $(pidof stress-ng))
+overflow=$(tail -n +"$mark" "$LOG" | grep -o 'overflow [1-9][0-9]*' | head -n 1)
+if [ "$seen" = "0 2 3" ] && [ -n "$overflow" ]; then
+    pass "three hogs overflow from the one-CPU primary domain (CPUs seen: $seen, $overflow)"
+else fail "three hogs overflow from the one-CPU primary domain" "CPUs seen: $seen, '$overflow'; stats: $(tail -n 3 "$LOG")"; fi
+wait $hogs
+set_cpu_online 1 1
+wait_for 60 sh -c "[ \$(grep -c 'asked for a restart' $LOG) -ge 2 ]" && wait_for 60 is_enabled
+expect_clean_exit scx_bpfland "$LOG"
+expect_partition "$LOG"
+
+# 2. Classification, runtime charged to a hog alone on its CPU, mixed stress, metrics,
+# unload (every CPU primary). The hog alone on CPU 3 keeps its CPU through slice refills in
+# dispatch: its runtime must be charged there, not only when it finally stops.
+taskset -p -c 0-2 $$ >/dev/null
+taskset -c 0-2 sh -c 'while :; do usleep 10000; done' & sleeper=$!
+taskset -c 0-2 sh -c 'while :; do :; done' & hog=$!
 LOG2=/tmp/scx_bpfland-2.log
 start_sched "$LOG2" scx_bpfland --stats 1 --watch-pid "$sleeper,$hog" --enable-prometheus
 expect_loaded scx_bpfland bpfland "$LOG2"
@@ -62,6 +100,21 @@ if grep "pid $hog:" "$LOG2" | tail -n 1 | grep -q ": regular"; then
     pass "a CPU hog is regular ($(grep "pid $hog:" "$LOG2" | tail -n 1 | cut -c7-))"
 else fail "a CPU hog is regular" "$(grep "pid $hog:" "$LOG2" | tail -n 2)"; fi
 kill $sleeper $hog
+expect_clean_exit scx_bpfland "$LOG2"
+expect_partition "$LOG2"
+
+taskset -c 3 sh -c 'while :; do :; done' & lone=$!
+start_sched "$LOG2" scx_bpfland --stats 1 --watch-pid "$lone" --enable-prometheus
+expect_loaded scx_bpfland bpfland "$LOG2"
+t0=$(cut -d. -f1 /proc/uptime)
+sleep 6
+ran=$(grep "pid $lone:" "$LOG2" | tail -n 1 | sed -n 's/.*ran \([0-9]*\) ms.*/\1/p')
+elapsed_ms=$(( ($(cut -d. -f1 /proc/uptime) - t0) * 1000 ))
+if [ -n "$ran" ] && [ "$ran" -ge $((elapsed_ms / 2)) ]; then
+    pass "a hog alone on its CPU is charged its runtime (ran $ran ms in about $elapsed_ms ms)"
+else fail "a hog alone on its CPU is charged its runtime" "ran '$ran' ms in about $elapsed_ms ms: $(grep "pid $lone:" "$LOG2" | tail -n 2)"; fi
+kill $lone
+taskset -p -c 0-3 $$ >/dev/null
 expect_prometheus scx_bpfland 'dispatched_tasks_total{scheduler="scx_bpfland",type="direct"}'
 stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 60s --quiet >/dev/null 2>&1
 if kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = bpfland ]; then
@@ -69,6 +122,7 @@ if kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = bpfland ]; then
 else fail "scx_bpfland survives 60 s of mixed stress" "state $(sched_state)"; fi
 check "interactive tasks counted" grep -q "interactive tasks [1-9]" "$LOG2"
 expect_clean_exit scx_bpfland "$LOG2"
+expect_partition "$LOG2"
 echo "---- scx_bpfland log (first run) ----"; tail -n 15 "$LOG"
-echo "---- scx_bpfland log (second run) ----"; tail -n 15 "$LOG2"
+echo "---- scx_bpfland log (last run) ----"; tail -n 15 "$LOG2"
 finish

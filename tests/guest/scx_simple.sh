@@ -1,22 +1,111 @@
-# Guest integration test of scx_simple (run by tests/guest.sh inside the QEMU guest).
+# Guest integration test of scx_simple and of the runtime every scheduler shares (run by
+# tests/guest.sh inside the QEMU guest): bad input, load, monitor, hotplug restarts, the
+# hotplug race at attach, a short slice under hogs present at attach, a watchdog stall with
+# its debug dump, clean exit.
 . /scxkit/lib.sh
 LOG=/tmp/scx_simple.log
+LAST=$(( $(nproc) - 1 ))
 
 expect_refused "unknown option refused" "unexpected argument '--no-such-option'" \
     scx_simple --no-such-option
 expect_refused "invalid value refused" "invalid value 'fast' for '--slice-us" \
     scx_simple --slice-us fast
 expect_refused "out-of-range value refused" "--stats" scx_simple --stats 0
+expect_refused "a too short exit dump refused" "--exit-dump-len" scx_simple --exit-dump-len 10
+expect_refused "a watchdog timeout above the kernel's limit refused" "--watchdog-timeout-ms" \
+    scx_simple --watchdog-timeout-ms 40000
+expect_refused "the monitor says when no scheduler runs" "no scx_simple is running" \
+    su nobody -s /bin/sh -c "scx_simple --monitor 1"
 
+# 1. Load, stress, stats, metrics, and a monitor that needs no root.
 start_sched "$LOG" scx_simple --stats 1 --enable-prometheus
 expect_loaded scx_simple simple "$LOG"
 expect_refused "a second scheduler is refused, naming the first" "another sched_ext scheduler is loaded: 'simple'" \
     scx_simple
 expect_ext_task scx_simple
-expect_survives scx_simple 30 simple
+expect_survives scx_simple 20 simple
 check "stats lines are printed" grep -q "dispatched .*local" "$LOG"
 expect_prometheus scx_simple 'dispatched_tasks_total{scheduler="scx_simple",type="shared"}'
+su nobody -s /bin/sh -c "timeout 5 scx_simple --monitor 1" > /tmp/monitor.log 2>&1
+lines=$(count_matches /tmp/monitor.log "^dispatched [0-9]*: local")
+if [ "$lines" -ge 2 ]; then pass "scx_simple --monitor prints the stats line live as nobody ($lines lines)"
+else fail "scx_simple --monitor as nobody" "$(head -n 5 /tmp/monitor.log)"; fi
+
+# 2. Hotplug: one restart, then twenty events in a row (the limit counts only restarts that
+# fail quickly in a row, so a machine's hotplug events never wear the scheduler out).
 expect_hotplug_restart scx_simple simple "$LOG"
+before=$(count_matches "$LOG" "asked for a restart")
+i=1
+while [ "$i" -le 20 ]; do
+    set_cpu_online "$LAST" $(( i % 2 == 1 ? 0 : 1 ))
+    wait_for 60 sh -c "[ \$(grep -c 'asked for a restart' $LOG) -ge $((before + i)) ]" && wait_for 60 is_enabled
+    sleep 1.2
+    i=$((i + 1))
+done
+restarts=$(( $(count_matches "$LOG" "asked for a restart") - before ))
+if [ "$restarts" -eq 20 ] && kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = simple ]; then
+    pass "scx_simple restarts after each of twenty hotplug events in a row and stays loaded"
+else
+    fail "twenty hotplug events in a row" "restarts $restarts, state $(sched_state); log: $(tail -n 4 "$LOG")"
+fi
 expect_clean_exit scx_simple "$LOG"
-echo "---- scx_simple log ----"; cat "$LOG"
+
+# 3. A CPU goes offline between reading the topology and attaching: the kernel must refuse
+# the stale attach (ops.hotplug_seq) and the runtime load again on the new topology.
+LOG3=/tmp/scx_simple-3.log
+start_sched "$LOG3" env SCXKIT_TEST_DELAY_LOAD_MS=3000 scx_simple
+wait_for 60 grep -q "waiting 3000 ms before loading" "$LOG3"
+set_cpu_online "$LAST" 0
+if wait_for 60 grep -q "asked for a restart.*hotplug seq" "$LOG3" && wait_for 60 is_enabled; then
+    pass "a hotplug between reading the topology and attaching makes the kernel ask for a restart ($(grep -o 'expected hotplug seq.*' "$LOG3" | head -n 1))"
+else
+    fail "hotplug between topology and attach" "state $(sched_state); log: $(tail -n 5 "$LOG3")"
+fi
+set_cpu_online "$LAST" 1
+wait_for 60 sh -c "[ \$(grep -c 'asked for a restart' $LOG3) -ge 2 ]" && wait_for 60 is_enabled
+expect_clean_exit scx_simple "$LOG3"
+
+# 4. A short slice with hogs that were running when the scheduler attached (their slice is
+# the kernel's default then) and a bursty task: every hog must keep running. Charging
+# "slice given minus slice left" wrapped here and starved a task until the watchdog fired.
+stress-ng --cpu $((2 * $(nproc))) --timeout 150s --quiet & hogs=$!
+stress-ng --cpu 1 --cpu-load 50 --cpu-load-slice 5 --timeout 150s --quiet & bursty=$!
+sleep 2
+LOG4=/tmp/scx_simple-4.log
+start_sched "$LOG4" scx_simple --slice-us 1000 --stats 5
+expect_loaded scx_simple simple "$LOG4"
+sleep 15
+workers=$(pidof stress-ng | tr ' ' '\n' | grep -v -e "^$hogs\$" -e "^$bursty\$")
+starved=""
+for p in $workers; do eval "t0_$p=\$(stat_field $p 14)"; done
+sleep 5
+for p in $workers; do
+    eval "t0=\$t0_$p"; t1=$(stat_field "$p" 14)
+    [ -n "$t1" ] && [ "$t1" -le "$t0" ] && starved="$starved $p"
+done
+if [ -z "$starved" ] && kill -0 "$SCHED_PID" && is_enabled; then
+    pass "--slice-us 1000: every one of $(echo $workers | wc -w) stress workers ran in a 5 s window, scheduler loaded"
+else
+    fail "--slice-us 1000 under hogs present at attach" "starved:$starved state $(sched_state); log: $(tail -n 3 "$LOG4")"
+fi
+expect_clean_exit scx_simple "$LOG4"
+
+# 5. A watchdog stall (1 s slices, 0.5 s watchdog, more hogs than CPUs): the kernel ejects
+# the scheduler; it exits non-zero and prints the reason and the kernel's debug dump.
+LOG5=/tmp/scx_simple-5.log
+start_sched "$LOG5" scx_simple --slice-us 1000000 --watchdog-timeout-ms 500
+expect_loaded scx_simple simple "$LOG5"
+if wait_for 60 sh -c "! kill -0 $SCHED_PID"; then
+    wait "$SCHED_PID"; rc=$?
+    if [ "$rc" -ne 0 ] && grep -q "ERROR_STALL" "$LOG5" && grep -q "the kernel's debug dump" "$LOG5" \
+            && [ "$(sed -n "/the kernel's debug dump/,/end of dump/p" "$LOG5" | wc -l)" -gt 10 ] && wait_for 10 is_disabled; then
+        pass "a stall ejects scx_simple: exit status $rc, reason and a $(sed -n "/the kernel's debug dump/,/end of dump/p" "$LOG5" | wc -l)-line debug dump printed, sched_ext disabled"
+    else
+        fail "a stall is reported with the debug dump" "rc=$rc state=$(sched_state); log: $(head -n 12 "$LOG5")"
+    fi
+else
+    fail "a stall ejects the scheduler" "still running after 60 s"; kill -KILL "$SCHED_PID"
+fi
+kill $hogs $bursty 2>/dev/null; wait $hogs $bursty 2>/dev/null
+echo "---- scx_simple logs ----"; tail -n 6 "$LOG"; tail -n 4 "$LOG3"; tail -n 4 "$LOG4"; head -n 30 "$LOG5"
 finish

@@ -39,6 +39,21 @@ last_cpu() {
     echo "$1"
 }
 
+# stat_field PID N: field N of /proc/PID/stat (N >= 3; the command name is skipped safely).
+stat_field() {
+    local line n=$2
+    read -r line < "/proc/$1/stat" || return 1
+    set -- ${line##*) }
+    shift $((n - 3))
+    echo "$1"
+}
+
+# count_matches LOG PATTERN: how many lines of LOG match PATTERN.
+count_matches() { grep -c -- "$2" "$1" 2>/dev/null || true; }
+
+# set_cpu_online CPU 0|1
+set_cpu_online() { echo "$2" > "/sys/devices/system/cpu/cpu$1/online"; }
+
 finish() {
     if [ "$SCXK_FAILS" -eq 0 ]; then echo "ALL PASSED"; return 0; fi
     echo "$SCXK_FAILS FAILED"; return 1

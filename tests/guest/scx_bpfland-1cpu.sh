@@ -1,0 +1,35 @@
+# vm: --cpus 1 --nodes 1 --icount
+# scx_bpfland on one CPU in the reproducible mode (see VM.md): the kernel skips select_cpu
+# for a task allowed on one CPU, so a waking interactive task must be allowed to preempt
+# from enqueue alone. A 4 ms periodic SCHED_OTHER task under two CPU hogs: its wakeup
+# latency, under EEVDF and then under scx_bpfland, in the same boot.
+. /scxkit/lib.sh
+LOG=/tmp/scx_bpfland-1cpu.log
+PERIOD_US=4000
+LOOPS=750
+
+# avg_latency_us: cyclictest's average wakeup latency of one periodic SCHED_OTHER thread.
+avg_latency_us() {
+    cyclictest -q -t 1 --policy=other -p 0 -i "$PERIOD_US" -l "$LOOPS" -m 2>/dev/null \
+        | sed -n 's/.* Avg: *\([0-9]*\).*/\1/p' | tail -n 1
+}
+
+stress-ng --cpu 2 --timeout 120s --quiet & hogs=$!
+sleep 1
+eevdf=$(avg_latency_us)
+echo "EEVDF: average wakeup latency ${eevdf} us"
+start_sched "$LOG" scx_bpfland --stats 2
+expect_loaded scx_bpfland bpfland "$LOG"
+sleep 2
+ext=$(avg_latency_us)
+echo "scx_bpfland: average wakeup latency ${ext} us"
+if [ -n "$ext" ] && [ "$ext" -lt "$PERIOD_US" ]; then
+    pass "a 4 ms periodic task under two hogs on one CPU wakes in ${ext} us on average (EEVDF ${eevdf} us)"
+else
+    fail "a periodic task preempts hogs on one CPU" "average ${ext:-?} us (EEVDF ${eevdf:-?} us); $(tail -n 2 "$LOG")"
+fi
+check "preemptions counted" grep -q "preempt [1-9]" "$LOG"
+kill $hogs; wait $hogs 2>/dev/null
+expect_clean_exit scx_bpfland "$LOG"
+tail -n 6 "$LOG"
+finish
