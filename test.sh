@@ -8,6 +8,7 @@ top=$(cd "$(dirname "$0")" && pwd)
 "$top/vm/setup-host.sh"
 echo "==== host tests"
 cargo test --quiet --manifest-path "$top/Cargo.toml" --workspace
+"$top/tests/host/panic-signature.sh"
 [ "${1:-}" = "--host" ] && exit 0
 echo "==== guest tests"
 "$top/tests/guest.sh"

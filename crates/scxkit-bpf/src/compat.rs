@@ -92,18 +92,44 @@ fn missing<'a>(required: &[&'a str], present: impl Fn(&str) -> bool) -> Vec<&'a 
 mod tests {
     use super::*;
 
-    /// Checks the decision against a real kernel's BTF when SCXKIT_TEST_VMLINUX_71 names an
-    /// extracted 7.1 vmlinux (the guest tests cover it otherwise).
-    #[test]
-    fn decides_usability_from_a_7_1_vmlinux() {
-        let Ok(path) = std::env::var("SCXKIT_TEST_VMLINUX_71") else { return };
-        let btf = KernelBtf::from_path(std::path::Path::new(&path)).unwrap();
+    /// BTF shaped like the 7.1 cloud kernel's: build.rs compiles it from
+    /// tests/fixtures/kfunc_protos.bpf.c.
+    const FIXTURE_7_1_BTF: &str = concat!(env!("OUT_DIR"), "/kfunc_protos.bpf.o");
+
+    /// What any 7.1-shaped BTF, the fixture's or a real kernel's, must be found to offer.
+    fn assert_7_1_usability(btf: &KernelBtf) {
         assert!(btf.kfunc_usable("scx_bpf_dsq_insert"));
         assert!(btf.has_kfunc("scx_bpf_create_dsq"));
         assert!(btf.kfunc_has_implicit_arg("scx_bpf_create_dsq"));
         assert!(!btf.kfunc_usable("scx_bpf_create_dsq"));
         assert!(!btf.kfunc_usable("scx_bpf_no_such_kfunc"));
         assert!(btf.has_ops_field("select_cpu") && !btf.has_ops_field("no_such_op"));
+    }
+
+    #[test]
+    fn decides_usability_from_7_1_shaped_btf() {
+        let btf = KernelBtf::from_path(std::path::Path::new(FIXTURE_7_1_BTF)).unwrap();
+        assert_7_1_usability(&btf);
+        // A pointer last argument that is not the aux one, and no argument at all.
+        assert!(btf.kfunc_usable("scx_bpf_task_cpu"));
+        assert!(btf.kfunc_usable("scx_bpf_nr_cpu_ids"));
+        // The aux argument behind const is still the aux argument.
+        assert!(btf.kfunc_has_implicit_arg("fixture_kfunc_const_aux"));
+        assert!(!btf.kfunc_usable("fixture_kfunc_const_aux"));
+        let required = ["scx_bpf_dsq_insert", "scx_bpf_create_dsq", "scx_bpf_no_such_kfunc"];
+        let refusal = btf.require_kfuncs(&required).unwrap_err().to_string();
+        assert!(refusal.contains("scx_bpf_create_dsq, scx_bpf_no_such_kfunc"), "{refusal}");
+        assert!(btf.require_kfuncs(&["scx_bpf_dsq_insert", "scx_bpf_task_cpu"]).is_ok());
+    }
+
+    /// The same checks on a real kernel's BTF: run with SCXKIT_TEST_VMLINUX_71 naming an
+    /// extracted 7.1 vmlinux and `cargo test -- --ignored`.
+    #[test]
+    #[ignore = "needs SCXKIT_TEST_VMLINUX_71, an extracted 7.1 vmlinux"]
+    fn decides_usability_from_a_7_1_vmlinux() {
+        let var = "SCXKIT_TEST_VMLINUX_71";
+        let path = std::env::var(var).unwrap_or_else(|_| panic!("{var} is not set"));
+        assert_7_1_usability(&KernelBtf::from_path(std::path::Path::new(&path)).unwrap());
     }
 
     #[test]

@@ -71,7 +71,9 @@ pub fn bindgen_header(header: &Path, output: &Path) -> Result<()> {
     Ok(())
 }
 
-fn find_clang() -> Result<PathBuf> {
+/// The clang that compiles BPF C: `SCXKIT_CLANG`, else the first of `CLANG_CANDIDATES`
+/// found. Public so that a crate compiling a BPF test fixture uses the same compiler.
+pub fn find_clang() -> Result<PathBuf> {
     if let Ok(path) = env::var("SCXKIT_CLANG") {
         return Ok(PathBuf::from(path));
     }
