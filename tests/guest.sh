@@ -27,9 +27,12 @@ for b in "$top"/target/debug/scx_*; do [ -x "$b" ] && [ -f "$b" ] && bins+=(--ad
 MAX_PANIC_RETRIES=2
 . "$top/tests/lib/panic.sh"
 
+# A scenario may ask for its own guest on a first-lines comment, e.g. "# vm: --cpus 1 --icount".
 run_scenario() {
-    local kernel=$1 scenario=$2 log=$3
-    "$top/vm/run.sh" --kernel "$kernel" --timeout 900 "${bins[@]}" --log "$log" "$scenario" >/dev/null
+    local kernel=$1 scenario=$2 log=$3 vm_opts
+    vm_opts=$(sed -n '1,5s/^# vm: //p' "$scenario" | head -n 1)
+    # shellcheck disable=SC2086 # vm_opts is a list of options
+    "$top/vm/run.sh" --kernel "$kernel" --timeout 900 $vm_opts "${bins[@]}" --log "$log" "$scenario" >/dev/null
 }
 
 # retry_note STATUS RETRIES: the summary's note on the emulator oopses retried, if any: a

@@ -22,7 +22,7 @@ copy_with_libs() {
 
 [ $# -ge 3 ] || die "usage: initramfs.sh OUTPUT KERNEL_DIR SCENARIO [BINARY|SRC:DST ...]"
 output=$1 kdir=$2 scenario=$3; shift 3
-root=$(mktemp -d); trap 'rm -rf "$root"' EXIT
+root=$(mktemp -d); chmod 755 "$root"; trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,boot,etc,root,lib64,scxkit}
 busybox=$(command -v busybox) || die "busybox not found; run vm/setup-host.sh"
 ldd "$busybox" >/dev/null 2>&1 && die "$busybox is dynamic; install busybox-static"

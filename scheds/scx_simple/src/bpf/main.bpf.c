@@ -23,8 +23,9 @@
 /* Set by userspace before load. */
 RODATA u64 slice_ns = SIMPLE_SLICE_DEFAULT_US * 1000ULL;
 
-/* The largest vtime of a task that started running: the queue's "now". */
-static u64 vtime_now;
+/* The largest vtime of a task that started running: the queue's "now". Userspace reports
+ * it: it grows by at most the CPUs' time together (times 100 / weight for niced tasks). */
+u64 vtime_now;
 
 /* When each task last started running, ns. */
 struct {
