@@ -94,10 +94,12 @@ pub fn run_monitor(spec: &SchedulerSpec, interval_s: f64) -> Result<()> {
     while missed < MAX_MISSED_READS {
         std::thread::sleep(Duration::from_secs_f64(interval_s));
         match read_once(spec, &path) {
-            Ok(now) if now.values.is_empty() => missed = 0,
             Ok(now) => {
                 missed = 0;
-                println!("{}", (spec.log_line)(&previous, &now));
+                // No line until there are two readings (the scheduler may not have sampled yet).
+                if !previous.values.is_empty() && !now.values.is_empty() {
+                    println!("{}", (spec.log_line)(&previous, &now));
+                }
                 previous = now;
             }
             Err(_) => missed += 1,
