@@ -6,6 +6,7 @@ pub mod cpumask;
 pub mod cpuset;
 pub mod domains;
 pub mod infeasible;
+pub mod lb;
 pub mod metrics;
 pub mod topology;
 

@@ -1,0 +1,184 @@
+//! The one push/pull algorithm, applied at every level with that level's policy.
+//!
+//! For each parent group, its children are ordered by load per unit of capacity. The most
+//! loaded child that may still push is paired with the least loaded one; while their
+//! difference exceeds the level's threshold (a fraction of the parent's average), tasks move
+//! from the leaves below the pusher to the least loaded leaf below the puller that each task
+//! may use. The victim is the task whose load is closest to what the pair still has to
+//! transfer, among those that strictly reduce the pair's imbalance, may run in the target and
+//! have not moved in this pass. A pair is worked until it is balanced, its transfer is done,
+//! the pusher reached its push cap, or no task fits; then the next pair.
+
+use super::hierarchy::GroupId;
+use super::policy::LevelPolicy;
+use super::state::PassState;
+
+/// A decided migration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Move {
+    pub task: usize,
+    pub from: usize,
+    pub to: usize,
+    /// The depth of the level that decided it (1: between nodes, 2: between domains).
+    pub depth: usize,
+}
+
+/// Balances the children of `parent`; returns whether any task moved.
+pub(crate) fn balance_children(state: &mut PassState, parent: GroupId, policy: &LevelPolicy, moves: &mut Vec<Move>) -> bool {
+    let children = state.h.groups[parent].children.clone();
+    if children.len() < 2 {
+        return false;
+    }
+    let capacity: u64 = children.iter().map(|&c| state.h.groups[c].capacity).sum();
+    let average = state.group_load(parent) as f64 / capacity.max(1) as f64;
+    if average <= 0.0 {
+        return false;
+    }
+    let mut budget: Vec<f64> = children.iter().map(|&c| policy.push_cap * state.group_load(c) as f64).collect();
+    let mut exhausted: Vec<(GroupId, GroupId)> = Vec::new();
+    let mut worked = false;
+    loop {
+        let mut order: Vec<(f64, usize)> = (0..children.len()).map(|i| (state.normalized(children[i]), i)).collect();
+        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let Some((a, b)) = next_pair(&order, &children, &budget, &exhausted, average, policy) else { break };
+        if work_pair(state, children[a], children[b], &mut budget[a], average, policy, moves) {
+            worked = true;
+        } else {
+            exhausted.push((children[a], children[b]));
+        }
+    }
+    worked
+}
+
+/// The most imbalanced pair (pusher with budget left, puller) over the threshold and not
+/// found exhausted: indexes into `children`.
+fn next_pair(
+    order: &[(f64, usize)],
+    children: &[GroupId],
+    budget: &[f64],
+    exhausted: &[(GroupId, GroupId)],
+    average: f64,
+    policy: &LevelPolicy,
+) -> Option<(usize, usize)> {
+    for &(high, a) in order {
+        if budget[a] <= 0.0 {
+            continue;
+        }
+        for &(low, b) in order.iter().rev() {
+            if (high - low) / average <= policy.imbalance_threshold {
+                break;
+            }
+            if !exhausted.contains(&(children[a], children[b])) {
+                return Some((a, b));
+            }
+        }
+    }
+    None
+}
+
+/// The load that would equalize a and b per unit of capacity (negative when b is heavier).
+fn equalizing_load(state: &PassState, a: GroupId, b: GroupId) -> f64 {
+    let (la, lb) = (state.group_load(a) as f64, state.group_load(b) as f64);
+    let (ca, cb) = (state.h.groups[a].capacity.max(1) as f64, state.h.groups[b].capacity.max(1) as f64);
+    (la * cb - lb * ca) / (ca + cb)
+}
+
+fn work_pair(
+    state: &mut PassState,
+    a: GroupId,
+    b: GroupId,
+    budget: &mut f64,
+    average: f64,
+    policy: &LevelPolicy,
+    moves: &mut Vec<Move>,
+) -> bool {
+    let transfer = policy.transfer_share * 2.0 * equalizing_load(state, a, b);
+    let mut sent = 0.0;
+    let mut moved = false;
+    while (state.normalized(a) - state.normalized(b)) / average > policy.imbalance_threshold {
+        let want = (transfer - sent).min(*budget);
+        let max_reducing = 2.0 * equalizing_load(state, a, b);
+        if want <= 0.0 {
+            break;
+        }
+        let Some((task, to)) = find_victim(state, a, b, want, max_reducing.min(*budget)) else { break };
+        let load = state.tasks[task].load as f64;
+        moves.push(Move { task, from: state.tasks[task].domain, to, depth: state.h.groups[a].depth });
+        state.move_task(task, to);
+        sent += load;
+        *budget -= load;
+        moved = true;
+    }
+    moved
+}
+
+/// The unmoved task below `a` whose load is closest to `want`, strictly under `max_load`
+/// (heavier would not reduce the imbalance, or break the push cap), with the least loaded
+/// leaf below `b` it may run in.
+fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_load: f64) -> Option<(usize, usize)> {
+    let mut sources = state.h.leaves_under(a);
+    sources.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));
+    let mut targets = state.h.leaves_under(b);
+    targets.sort_by(|&x, &y| state.normalized(x).total_cmp(&state.normalized(y)).then(x.cmp(&y)));
+    let target_domains: Vec<usize> = targets.iter().map(|&t| state.h.groups[t].domain.unwrap()).collect();
+    let source_domains: Vec<usize> = sources.iter().map(|&l| state.h.groups[l].domain.unwrap()).collect();
+    for &d in &source_domains {
+        state.sorted_members(d);
+    }
+
+    let state = &*state;
+    let mut best: Option<(f64, usize, usize)> = None;
+    for &domain in &source_domains {
+        let members = state.members(domain);
+        let split = members.partition_point(|&i| (state.tasks[i as usize].load as f64) < want);
+        let fit = Fit { source: domain, targets: &target_domains, max_load };
+        let lighter = fit.first(state, members[..split].iter().rev(), false);
+        let heavier = fit.first(state, members[split..].iter(), true);
+        for (task, to) in [lighter, heavier].into_iter().flatten() {
+            let distance = (state.tasks[task].load as f64 - want).abs();
+            if best.is_none_or(|(d, _, _)| distance < d) {
+                best = Some((distance, task, to));
+            }
+        }
+    }
+    best.map(|(_, task, to)| (task, to))
+}
+
+/// Where a victim comes from, where it may go, and how heavy it may be.
+struct Fit<'t> {
+    source: usize,
+    /// Candidate domains, least loaded first.
+    targets: &'t [usize],
+    max_load: f64,
+}
+
+impl Fit<'_> {
+    /// The first task of `candidates` (walked away from the wanted load, upwards when
+    /// `ascending`) that may move, with the first target it may run in whose imbalance with
+    /// the source leaf the move also reduces: so the spread of the domains never grows.
+    fn first<'a>(&self, state: &PassState, candidates: impl Iterator<Item = &'a u32>, ascending: bool) -> Option<(usize, usize)> {
+        let h = state.h;
+        let source_leaf = h.leaf_of_domain[self.source];
+        for &i in candidates {
+            let t = i as usize;
+            let load = state.tasks[t].load as f64;
+            if load >= self.max_load {
+                // Upwards every later task is heavier still; downwards lighter ones may fit.
+                if ascending {
+                    return None;
+                }
+                continue;
+            }
+            if state.moved[t] || load <= 0.0 {
+                continue;
+            }
+            let fits = |&&d: &&usize| {
+                state.tasks[t].may_run_in(d) && load < 2.0 * equalizing_load(state, source_leaf, h.leaf_of_domain[d])
+            };
+            if let Some(&to) = self.targets.iter().find(fits) {
+                return Some((t, to));
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,151 @@
+//! The loads of one pass, kept bottom-up: each leaf's load is summed from its tasks once,
+//! each parent's from its children, and a migration adjusts exactly the two leaves and their
+//! ancestors. In [`Mode::Rescan`] every read sums the tasks below the group again instead
+//! (the slow way, kept to measure what the kept aggregates save and to check they decide
+//! the same).
+
+use super::hierarchy::{GroupId, Hierarchy};
+use crate::cpumask::Cpumask;
+
+/// A task as the balancer sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// Duty cycle times weight, fixed point (see [`super::load`]).
+    pub load: u64,
+    /// The domain it runs in now; the balancer changes it.
+    pub domain: usize,
+    /// The domains it may run in (a mask over domain ids); `None`: every domain.
+    pub allowed: Option<Cpumask>,
+}
+
+impl Task {
+    pub fn may_run_in(&self, domain: usize) -> bool {
+        self.allowed.as_ref().is_none_or(|m| m.test(domain))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Aggregates kept and updated on each migration.
+    Propagate,
+    /// Aggregates summed from the tasks at every read.
+    Rescan,
+}
+
+pub(crate) struct PassState<'a> {
+    pub h: &'a Hierarchy,
+    pub tasks: &'a mut [Task],
+    mode: Mode,
+    /// Task indices of each domain; sorted by (load, index) once `sorted[d]`.
+    members: Vec<Vec<u32>>,
+    sorted: Vec<bool>,
+    pub moved: Vec<bool>,
+    /// The kept load of every group.
+    load: Vec<u64>,
+}
+
+impl<'a> PassState<'a> {
+    pub fn new(h: &'a Hierarchy, tasks: &'a mut [Task], mode: Mode) -> PassState<'a> {
+        let mut members = vec![Vec::new(); h.nr_domains()];
+        for (i, t) in tasks.iter().enumerate() {
+            members[t.domain].push(i as u32);
+        }
+        let mut state = PassState {
+            h,
+            mode,
+            sorted: vec![false; members.len()],
+            moved: vec![false; tasks.len()],
+            load: vec![0; h.groups.len()],
+            tasks,
+            members,
+        };
+        state.load = state.full_rescan();
+        state
+    }
+
+    /// Every group's load summed from scratch: leaves from their tasks, parents from their
+    /// children (parents come first in `groups`, so walk backwards).
+    pub fn full_rescan(&self) -> Vec<u64> {
+        let mut load = vec![0u64; self.h.groups.len()];
+        for g in (0..self.h.groups.len()).rev() {
+            let group = &self.h.groups[g];
+            load[g] = match group.domain {
+                Some(d) => self.members[d].iter().map(|&i| self.tasks[i as usize].load).sum(),
+                None => group.children.iter().map(|&c| load[c]).sum(),
+            };
+        }
+        load
+    }
+
+    pub fn kept_loads(&self) -> &[u64] {
+        &self.load
+    }
+
+    pub fn group_load(&self, g: GroupId) -> u64 {
+        match self.mode {
+            Mode::Propagate => self.load[g],
+            Mode::Rescan => self.h.leaves_under(g).iter().map(|&l| self.leaf_task_sum(l)).sum(),
+        }
+    }
+
+    fn leaf_task_sum(&self, leaf: GroupId) -> u64 {
+        let d = self.h.groups[leaf].domain.unwrap();
+        self.members[d].iter().map(|&i| self.tasks[i as usize].load).sum()
+    }
+
+    /// Load per unit of capacity; a group without capacity (every CPU offline) counts as
+    /// having one unit, so that whatever it holds looks overloaded.
+    pub fn normalized(&self, g: GroupId) -> f64 {
+        self.group_load(g) as f64 / self.h.groups[g].capacity.max(1) as f64
+    }
+
+    /// The tasks of `domain`, sorted by (load, index), sorted on first use in the pass.
+    pub fn sorted_members(&mut self, domain: usize) -> &[u32] {
+        if !self.sorted[domain] {
+            let tasks = &*self.tasks;
+            self.members[domain].sort_unstable_by_key(|&i| (tasks[i as usize].load, i));
+            self.sorted[domain] = true;
+        }
+        &self.members[domain]
+    }
+
+    /// The tasks of `domain`, sorted when [`PassState::sorted_members`] was called in this pass.
+    pub fn members(&self, domain: usize) -> &[u32] {
+        &self.members[domain]
+    }
+
+    /// Moves task `t` to `to`: its membership, and the kept load of the two leaves and of
+    /// every ancestor (the common ones gain and lose the same, so they end unchanged).
+    pub fn move_task(&mut self, t: usize, to: usize) {
+        let from = self.tasks[t].domain;
+        let key = (self.tasks[t].load, t as u32);
+        let tasks = &*self.tasks;
+        let list = &mut self.members[from];
+        let pos = if self.sorted[from] {
+            list.binary_search_by_key(&key, |&i| (tasks[i as usize].load, i)).ok()
+        } else {
+            list.iter().position(|&i| i as usize == t)
+        };
+        list.remove(pos.expect("a task is in its domain's list"));
+        let list = &mut self.members[to];
+        if self.sorted[to] {
+            let at = list.partition_point(|&i| (tasks[i as usize].load, i) < key);
+            list.insert(at, t as u32);
+        } else {
+            list.push(t as u32);
+        }
+        let load = self.tasks[t].load;
+        self.adjust_up(self.h.leaf_of_domain[from], |v| v - load);
+        self.adjust_up(self.h.leaf_of_domain[to], |v| v + load);
+        self.tasks[t].domain = to;
+        self.moved[t] = true;
+    }
+
+    fn adjust_up(&mut self, leaf: GroupId, f: impl Fn(u64) -> u64) {
+        let mut at = Some(leaf);
+        while let Some(g) = at {
+            self.load[g] = f(self.load[g]);
+            at = self.h.groups[g].parent;
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! Balancer tests: the worked example of the module docs, properties on random hierarchies,
+//! and the real machines' fixtures.
+
+use super::*;
+use crate::cpumask::Cpumask;
+use crate::domains::Domains;
+use crate::topology::fixture;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+const BUSY: u64 = load::LOAD_NICE0_BUSY;
+
+fn task(load: u64, domain: usize) -> Task {
+    Task { load, domain, allowed: None }
+}
+
+/// Two nodes of two 4-CPU domains: domains 0 and 1 on node 0, 2 and 3 on node 1.
+fn two_by_two() -> Hierarchy {
+    let leaves: Vec<LeafSpec> = (0..4).map(|d| LeafSpec { domain: d, path: vec![d / 2], capacity: 4096 }).collect();
+    Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap()
+}
+
+fn count_per_domain(tasks: &[Task], n: usize) -> Vec<usize> {
+    (0..n).map(|d| tasks.iter().filter(|t| t.domain == d).count()).collect()
+}
+
+#[test]
+fn worked_example() {
+    let mut tasks: Vec<Task> = [(0, 6), (1, 4), (2, 1), (3, 1)]
+        .iter()
+        .flat_map(|&(d, n)| (0..n).map(move |_| task(BUSY, d)))
+        .collect();
+    let mut lb = Balancer::new(two_by_two(), Mode::Propagate);
+    let report = lb.pass(&mut tasks);
+    assert_eq!(report.moved_per_level, vec![4, 0]);
+    assert_eq!(count_per_domain(&tasks, 4), vec![3, 3, 3, 3]);
+    assert!(report.moves.iter().all(|m| m.from < 2 && m.to >= 2 && m.depth == 1));
+    assert_eq!(report.imbalance_after, 0.0);
+    assert_eq!(lb.costs()[0].worked_ns.len(), 1);
+    assert_eq!(lb.costs()[1].idle, 2, "both nodes' domain attempts found nothing to do");
+    assert_eq!(lb.pass(&mut tasks).moves, vec![], "a balanced machine stays put");
+}
+
+#[test]
+fn capacity_decides_what_balanced_means() {
+    // One node, two domains: 8 CPUs and 2 CPUs (or a hybrid pair). 10 busy tasks settle at
+    // 8 and 2, not 5 and 5.
+    let leaves = [LeafSpec { domain: 0, path: vec![0], capacity: 8 * 1024 }, LeafSpec { domain: 1, path: vec![0], capacity: 2 * 1024 }];
+    let h = Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap();
+    let mut tasks: Vec<Task> = (0..10).map(|i| task(BUSY, if i < 5 { 0 } else { 1 })).collect();
+    let mut lb = Balancer::new(h, Mode::Propagate);
+    for _ in 0..5 {
+        lb.pass(&mut tasks);
+    }
+    assert_eq!(count_per_domain(&tasks, 2), vec![8, 2]);
+}
+
+#[test]
+fn a_task_that_may_not_move_stays_and_another_goes() {
+    let mut tasks = vec![task(BUSY, 0), task(BUSY, 0), task(BUSY, 0), task(BUSY, 0)];
+    let mut only0 = Cpumask::new(4);
+    only0.set(0);
+    tasks[0].allowed = Some(only0.clone());
+    tasks[1].allowed = Some(only0);
+    let report = Balancer::new(two_by_two(), Mode::Propagate).pass(&mut tasks);
+    assert!(!report.moves.is_empty());
+    assert_eq!((tasks[0].domain, tasks[1].domain), (0, 0));
+}
+
+#[test]
+fn kept_aggregates_equal_a_full_rescan_after_any_moves() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for _ in 0..50 {
+        let (h, mut tasks) = random_case(&mut rng);
+        let n = h.nr_domains();
+        let mut state = state::PassState::new(&h, &mut tasks, Mode::Propagate);
+        for _ in 0..200 {
+            let t = rng.random_range(0..state.tasks.len());
+            let to = rng.random_range(0..n);
+            if rng.random_bool(0.5) {
+                let d = state.tasks[t].domain;
+                state.sorted_members(d);
+            }
+            state.move_task(t, to);
+            assert_eq!(state.kept_loads(), state.full_rescan().as_slice());
+        }
+    }
+}
+
+/// A random hierarchy (2 or 3 levels, uneven capacities, some empty) with random tasks, a
+/// skewed placement and some restricted affinities.
+fn random_case(rng: &mut StdRng) -> (Hierarchy, Vec<Task>) {
+    let depth = rng.random_range(2..=3);
+    let nr_domains = rng.random_range(2..=12);
+    let leaves: Vec<LeafSpec> = (0..nr_domains)
+        .map(|d| {
+            let path = (0..depth - 1).map(|_| rng.random_range(0..3)).collect();
+            LeafSpec { domain: d, path, capacity: rng.random_range(0..=8) * 512 }
+        })
+        .collect();
+    let mut policies = vec![LevelPolicy::node(), LevelPolicy::domain()];
+    if depth == 3 {
+        policies.insert(0, LevelPolicy::with_threshold("package", 0.25));
+    }
+    let h = Hierarchy::build(&leaves, policies).unwrap();
+    let nr_tasks = rng.random_range(0..200);
+    let tasks = (0..nr_tasks)
+        .map(|_| {
+            let skewed = rng.random_range(0..nr_domains).min(rng.random_range(0..nr_domains));
+            let mut t = task(rng.random_range(0..4 * BUSY), skewed);
+            if rng.random_bool(0.1) {
+                let mut m = Cpumask::new(nr_domains);
+                m.set(skewed);
+                m.set(rng.random_range(0..nr_domains));
+                t.allowed = Some(m);
+            }
+            t
+        })
+        .collect();
+    (h, tasks)
+}
+
+/// Σ L²/C − (ΣL)²/ΣC over the domains: the capacity-weighted variance of their load per unit
+/// of capacity (times the total capacity). Zero when perfectly balanced.
+fn weighted_variance(h: &Hierarchy, tasks: &[Task]) -> f64 {
+    let n = h.nr_domains();
+    let mut load = vec![0f64; n];
+    for t in tasks {
+        load[t.domain] += t.load as f64;
+    }
+    let cap = |d: usize| h.groups[h.leaf_of_domain[d]].capacity.max(1) as f64;
+    let total_cap: f64 = (0..n).map(cap).sum();
+    (0..n).map(|d| load[d] * load[d] / cap(d)).sum::<f64>() - load.iter().sum::<f64>().powi(2) / total_cap
+}
+
+#[test]
+fn properties_on_random_hierarchies() {
+    let mut rng = StdRng::seed_from_u64(42);
+    for case in 0..300 {
+        let (h, mut tasks) = random_case(&mut rng);
+        let original = tasks.clone();
+        let mut rescanned = tasks.clone();
+        let mut lb = Balancer::new(h.clone(), Mode::Propagate);
+        let mut slow = Balancer::new(h.clone(), Mode::Rescan);
+        let mut converged = false;
+        for _ in 0..20 {
+            let variance_before = weighted_variance(&h, &tasks);
+            let report = lb.pass(&mut tasks);
+            assert_eq!(slow.pass(&mut rescanned).moves, report.moves, "case {case}: the modes decide alike");
+            let variance_after = weighted_variance(&h, &tasks);
+            assert!(variance_after <= variance_before * (1.0 + 1e-12) + 1e-6, "case {case}: imbalance grew: {variance_before} -> {variance_after}");
+            let mut seen = std::collections::HashSet::new();
+            for m in &report.moves {
+                assert!(seen.insert(m.task), "case {case}: task {} moved twice in a pass", m.task);
+                assert!(original[m.task].may_run_in(m.to), "case {case}: task {} put where it may not run", m.task);
+            }
+            if report.moves.is_empty() {
+                converged = true;
+                break;
+            }
+        }
+        assert!(converged, "case {case}: a static load did not converge in 20 passes");
+    }
+}
+
+#[test]
+fn nothing_crosses_nodes_below_the_node_threshold() {
+    let mut rng = StdRng::seed_from_u64(3);
+    for _ in 0..200 {
+        // Node 0 a little heavier than node 1 (under 17%), its domains very uneven.
+        let per_node = rng.random_range(100..200u64);
+        let extra = rng.random_range(0..per_node * 15 / 100);
+        let mut tasks: Vec<Task> = (0..per_node + extra).map(|_| task(BUSY, 0)).collect();
+        tasks.extend((0..per_node).map(|i| task(BUSY, 2 + (i % 2) as usize)));
+        let report = Balancer::new(two_by_two(), Mode::Propagate).pass(&mut tasks);
+        assert_eq!(report.moved_per_level[0], 0);
+        assert!(report.moved_per_level[1] > 0, "the domains inside node 0 still balance");
+        assert!(report.moves.iter().all(|m| m.from / 2 == m.to / 2));
+    }
+}
+
+#[test]
+fn real_machines_converge_with_every_move_allowed() {
+    for name in ["xeon-gold-6138-2s", "epyc-7702p-nps4", "big-1024"] {
+        let topo = fixture(name);
+        let domains = Domains::per_llc(&topo);
+        let h = Hierarchy::numa_domains(&topo, &domains).unwrap();
+        let n = h.nr_domains();
+        let mut rng = StdRng::seed_from_u64(11);
+        // Everything starts on the first node's domains.
+        let first_node: Vec<usize> = domains.domains.iter().filter(|d| d.node == domains.domains[0].node).map(|d| d.id).collect();
+        let mut tasks: Vec<Task> = (0..topo.nr_online() * 2)
+            .map(|_| task(rng.random_range(BUSY / 4..=BUSY), first_node[rng.random_range(0..first_node.len())]))
+            .collect();
+        let mut lb = Balancer::new(h, Mode::Propagate);
+        let first = lb.pass(&mut tasks);
+        assert!(first.moved_per_level[0] > 0, "{name}: load leaves the first node");
+        let mut passes = 1;
+        while !lb.pass(&mut tasks).moves.is_empty() {
+            passes += 1;
+            assert!(passes <= 30, "{name}: no convergence in 30 passes");
+        }
+        let used = count_per_domain(&tasks, n).iter().filter(|&&c| c > 0).count();
+        assert_eq!(used, n, "{name}: every domain gets work ({passes} passes)");
+    }
+}
