@@ -15,6 +15,8 @@ expect_refused "out-of-range value refused" "--stats" scx_simple --stats 0
 expect_refused "a too short exit dump refused" "--exit-dump-len" scx_simple --exit-dump-len 10
 expect_refused "a watchdog timeout above the kernel's limit refused" "--watchdog-timeout-ms" \
     scx_simple --watchdog-timeout-ms 40000
+expect_refused "a watchdog timeout below a few ticks refused" "0 (the kernel's default) or 100 to 30000" \
+    scx_simple --watchdog-timeout-ms 1
 expect_refused "the monitor says when no scheduler runs" "no scx_simple is running" \
     su nobody -s /bin/sh -c "scx_simple --monitor 1"
 
@@ -31,6 +33,16 @@ su nobody -s /bin/sh -c "timeout 5 scx_simple --monitor 1" > /tmp/monitor.log 2>
 lines=$(count_matches /tmp/monitor.log "^dispatched [0-9]*: local")
 if [ "$lines" -ge 2 ]; then pass "scx_simple --monitor prints the stats line live as nobody ($lines lines)"
 else fail "scx_simple --monitor as nobody" "$(head -n 5 /tmp/monitor.log)"; fi
+# Polling twice as fast as the scheduler samples: each reading once, never a false zero. A
+# stopped scheduler does not answer: the monitor says so, waits, and goes on after SIGCONT.
+su nobody -s /bin/sh -c "timeout 16 scx_simple --monitor 0.5" > /tmp/monitor2.log 2>&1 &
+sleep 4; kill -STOP "$SCHED_PID"; sleep 6; kill -CONT "$SCHED_PID"; sleep 7
+zero=$(count_matches /tmp/monitor2.log "^dispatched 0:")
+after=$(sed -n '/does not answer/,$p' /tmp/monitor2.log | grep -c "^dispatched [1-9]")
+if [ "$zero" -eq 0 ] && grep -q "scx_simple does not answer" /tmp/monitor2.log && [ "$after" -ge 1 ] \
+        && ! grep -q "stopped" /tmp/monitor2.log; then
+    pass "--monitor 0.5: no repeated readings, waits while the scheduler is stopped, goes on after ($after lines)"
+else fail "--monitor through a stopped scheduler" "zero lines $zero, after $after: $(cat /tmp/monitor2.log | head -n 12)"; fi
 
 # 2. Hotplug: one restart, then twenty events in a row (the limit counts only restarts that
 # fail quickly in a row, so a machine's hotplug events never wear the scheduler out).
@@ -64,7 +76,14 @@ else
 fi
 set_cpu_online "$LAST" 1
 wait_for 60 sh -c "[ \$(grep -c 'asked for a restart' $LOG3) -ge 2 ]" && wait_for 60 is_enabled
+scx_simple --monitor 1 > /tmp/monitor3.log 2>&1 & mon=$!
+sleep 3
 expect_clean_exit scx_simple "$LOG3"
+if wait_for 15 sh -c "! kill -0 $mon"; then
+    wait "$mon"; rc=$?
+    if [ "$rc" -eq 0 ] && grep -q "scx_simple stopped" /tmp/monitor3.log; then pass "--monitor stops with the scheduler, status 0"
+    else fail "--monitor stops with the scheduler" "rc=$rc: $(tail -n 3 /tmp/monitor3.log)"; fi
+else fail "--monitor stops with the scheduler" "still running 15 s later"; kill "$mon"; fi
 
 # 4. A short slice. A bursty task alone on its CPU overruns its 1 ms slice, which the
 # kernel then refills with its own default (nothing else waits), and blocks with most of that

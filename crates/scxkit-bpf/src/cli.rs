@@ -26,9 +26,8 @@ pub struct CommonOpts {
     pub exit_dump_len: u32,
 
     /// The kernel ejects the scheduler when a runnable task has waited this long, in
-    /// milliseconds; 0 keeps the kernel's default (30000).
-    #[arg(long, value_name = "MS", default_value_t = 0,
-          value_parser = clap::value_parser!(u32).range(0..=MAX_WATCHDOG_TIMEOUT_MS as i64))]
+    /// milliseconds (100 to 30000); 0 keeps the kernel's default (30000).
+    #[arg(long, value_name = "MS", default_value_t = 0, value_parser = parse_watchdog_timeout_ms)]
     pub watchdog_timeout_ms: u32,
 
     #[command(flatten)]
@@ -41,6 +40,16 @@ pub const DEFAULT_EXIT_DUMP_LEN: u32 = 32768;
 pub const MIN_EXIT_DUMP_LEN: u32 = 256;
 /// The kernel refuses a longer watchdog timeout (SCX_WATCHDOG_MAX_TIMEOUT), in milliseconds.
 pub const MAX_WATCHDOG_TIMEOUT_MS: u32 = 30_000;
+/// A shorter timeout is below a few scheduler ticks: it would eject a healthy scheduler.
+pub const MIN_WATCHDOG_TIMEOUT_MS: u32 = 100;
+
+fn parse_watchdog_timeout_ms(text: &str) -> Result<u32, String> {
+    let ms: u32 = text.parse().map_err(|_| format!("'{text}' is not a number of milliseconds"))?;
+    if ms != 0 && !(MIN_WATCHDOG_TIMEOUT_MS..=MAX_WATCHDOG_TIMEOUT_MS).contains(&ms) {
+        return Err(format!("must be 0 (the kernel's default) or {MIN_WATCHDOG_TIMEOUT_MS} to {MAX_WATCHDOG_TIMEOUT_MS}, got {ms}"));
+    }
+    Ok(ms)
+}
 
 /// Smallest stats interval accepted, in seconds.
 pub const MIN_STATS_INTERVAL_S: f64 = 0.1;
@@ -76,5 +85,14 @@ mod tests {
         assert!(parse_interval_s("abc").unwrap_err().contains("'abc'"));
         assert!(parse_interval_s("NaN").is_err());
         assert!(parse_interval_s("inf").is_err());
+    }
+
+    #[test]
+    fn watchdog_timeout_parsing() {
+        assert_eq!(parse_watchdog_timeout_ms("0"), Ok(0));
+        assert_eq!(parse_watchdog_timeout_ms("500"), Ok(500));
+        assert!(parse_watchdog_timeout_ms("1").unwrap_err().contains("100 to 30000"));
+        assert!(parse_watchdog_timeout_ms("40000").is_err());
+        assert!(parse_watchdog_timeout_ms("x").is_err());
     }
 }

@@ -79,21 +79,23 @@ impl ExitInfo {
         })
     }
 
-    /// Reads the exit info of a loaded object.
+    /// Reads the exit info of a loaded object, with the kernel's dump once it has exited.
     pub fn read(object: &Object) -> Result<ExitInfo> {
-        let map = object
-            .maps()
-            .find(|m| m.name() == EXIT_INFO_MAP)
-            .with_context(|| format!("the BPF object has no '{EXIT_INFO_MAP}' map"))?;
-        let bytes = map
-            .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
-            .context("reading the exit info")?
-            .context("the exit info slot is missing")?;
-        let mut info = ExitInfo::from_bytes(&bytes).context("the exit info has an unexpected size")?;
+        let mut info = read_record(object)?;
         if info.has_exited() {
             info.dump = read_dump(object)?;
         }
         Ok(info)
+    }
+
+    /// Whether the scheduler has exited: the cheap check an attached scheduler's loop makes.
+    pub fn has_exited_now(object: &Object) -> Result<bool> {
+        Ok(read_record(object)?.has_exited())
+    }
+
+    /// Whether the kernel ejected the scheduler because a CPU went on or offline.
+    pub fn for_hotplug(&self) -> bool {
+        self.exit_code & ECODE_RSN_HOTPLUG != 0
     }
 }
 
@@ -108,6 +110,21 @@ impl fmt::Display for ExitInfo {
         }
         Ok(())
     }
+}
+
+/// The kernel's SCX_ECODE_RSN_HOTPLUG bit of the exit code (include/linux/sched/ext.h).
+const ECODE_RSN_HOTPLUG: i64 = 1 << 32;
+
+fn read_record(object: &Object) -> Result<ExitInfo> {
+    let map = object
+        .maps()
+        .find(|m| m.name() == EXIT_INFO_MAP)
+        .with_context(|| format!("the BPF object has no '{EXIT_INFO_MAP}' map"))?;
+    let bytes = map
+        .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
+        .context("reading the exit info")?
+        .context("the exit info slot is missing")?;
+    ExitInfo::from_bytes(&bytes).context("the exit info has an unexpected size")
 }
 
 /// Joins the dump's chunks up to the first that ends before its last character.
@@ -159,7 +176,9 @@ mod tests {
     #[test]
     fn decodes_a_hotplug_restart() {
         let info = ExitInfo::from_bytes(&encode(66, 1, 1 << 48, "hotplug", "cpu 3 went offline")).unwrap();
-        assert!(info.has_exited() && info.restart && !info.is_error());
+        assert!(info.has_exited() && info.restart && !info.is_error() && !info.for_hotplug());
+        let hotplug = ExitInfo::from_bytes(&encode(66, 1, (1 << 48) | (1 << 32), "hotplug", "")).unwrap();
+        assert!(hotplug.for_hotplug());
         assert_eq!(info.reason, "hotplug");
         assert_eq!(info.to_string(), "hotplug (UNREG_KERN): cpu 3 went offline [exit code 0x1000000000000]");
     }

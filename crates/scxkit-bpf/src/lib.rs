@@ -27,7 +27,7 @@ pub use cli::CommonOpts;
 pub use compat::KernelBtf;
 pub use exit_info::ExitInfo;
 pub use jobs::Jobs;
-pub use runner::{run, Attempt, SchedulerSpec, Stats};
+pub use runner::{info_mode, run, Attempt, SchedulerSpec, Stats};
 pub use sysfs_state::{preflight, SchedExtState};
 
 /// Declares a scheduler crate's generated modules, both written by its build.rs

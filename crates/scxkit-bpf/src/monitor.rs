@@ -20,8 +20,6 @@ use std::time::Duration;
 
 /// Where schedulers put their monitor sockets unless `SCXKIT_RUN_DIR` says otherwise.
 pub const RUN_DIR: &str = "/run/scxkit";
-/// Failed reads in a row after which the monitor says the scheduler has gone.
-const MAX_MISSED_READS: u32 = 3;
 /// How long the monitor waits for the scheduler's answer.
 const READ_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -30,10 +28,10 @@ pub fn socket_path(name: &str) -> PathBuf {
     dir.join(format!("{name}.sock"))
 }
 
-/// The scheduler's side: serves the latest reading to every connection.
+/// The scheduler's side: serves the latest reading, numbered, to every connection.
 pub struct StatsServer {
     path: PathBuf,
-    latest: Arc<Mutex<String>>,
+    latest: Arc<Mutex<(u64, String)>>,
 }
 
 impl StatsServer {
@@ -41,12 +39,15 @@ impl StatsServer {
         let path = socket_path(name);
         let dir = path.parent().context("socket path has no directory")?;
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        // A socket left by a scheduler that was killed: preflight saw that none is loaded.
+        if UnixStream::connect(&path).is_ok() {
+            bail!("another {name} serves its stats on {}: is one already running?", path.display());
+        }
+        // A socket left by a scheduler that was killed: nobody answers on it.
         let _ = std::fs::remove_file(&path);
         let listener = UnixListener::bind(&path).with_context(|| format!("serving stats on {}", path.display()))?;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666))
             .with_context(|| format!("opening {} to every user", path.display()))?;
-        let latest = Arc::new(Mutex::new(String::new()));
+        let latest = Arc::new(Mutex::new((0, String::new())));
         let shared = latest.clone();
         std::thread::Builder::new()
             .name("stats-socket".into())
@@ -56,9 +57,15 @@ impl StatsServer {
     }
 
     pub fn update(&self, snapshot: &Snapshot) {
-        *self.latest.lock().unwrap() = to_text(snapshot);
+        let mut latest = self.latest.lock().unwrap();
+        latest.0 += 1;
+        latest.1 = format!("{SAMPLE_HEADER}{}\n{}", latest.0, to_text(snapshot));
     }
 }
+
+/// First line of what the socket serves: the number of the reading, so that a monitor
+/// polling faster than the scheduler samples does not print the same reading twice.
+const SAMPLE_HEADER: &str = "# sample ";
 
 impl Drop for StatsServer {
     fn drop(&mut self) {
@@ -66,46 +73,64 @@ impl Drop for StatsServer {
     }
 }
 
-fn serve(listener: UnixListener, latest: Arc<Mutex<String>>) {
+fn serve(listener: UnixListener, latest: Arc<Mutex<(u64, String)>>) {
     for stream in listener.incoming().flatten() {
-        let text = latest.lock().unwrap().clone();
+        let text = latest.lock().unwrap().1.clone();
         let mut stream = stream;
         let _ = stream.write_all(text.as_bytes());
     }
 }
 
-fn read_once(spec: &SchedulerSpec, path: &PathBuf) -> Result<Snapshot> {
+/// One reading: its number (0 before the scheduler's first sample) and the snapshot.
+fn read_once(spec: &SchedulerSpec, path: &PathBuf) -> std::io::Result<Result<(u64, Snapshot)>> {
     let mut stream = UnixStream::connect(path)?;
     stream.set_read_timeout(Some(READ_TIMEOUT))?;
     let mut text = String::new();
     stream.read_to_string(&mut text)?;
-    parse_text(spec.metrics, &text)
+    let seq = text.lines().next().and_then(|l| l.strip_prefix(SAMPLE_HEADER)).and_then(|n| n.parse().ok()).unwrap_or(0);
+    Ok(parse_text(spec.metrics, &text).map(|snapshot| (seq, snapshot)))
 }
 
-/// The monitor's side: prints the scheduler's log line every `interval_s` until the
-/// scheduler goes. Fails at once when none is running.
+/// Whether an error connecting means that nobody serves there any more.
+fn is_gone(e: &std::io::Error) -> bool {
+    matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused)
+}
+
+/// The monitor's side: prints the scheduler's log line for every new reading, polling every
+/// `interval_s`, until the scheduler is gone. Fails at once when none is running; says so
+/// while a running one does not answer (stopped, say) and goes on waiting.
 pub fn run_monitor(spec: &SchedulerSpec, interval_s: f64) -> Result<()> {
     let path = socket_path(spec.name);
-    let mut previous = match read_once(spec, &path) {
-        Ok(snapshot) => snapshot,
-        Err(e) => bail!("no {} is running: cannot read its stats from {} ({e:#})", spec.name, path.display()),
+    let (mut seen, mut previous) = match read_once(spec, &path) {
+        Ok(reading) => reading?,
+        Err(e) => bail!("no {} is running: cannot read its stats from {} ({e})", spec.name, path.display()),
     };
-    let mut missed = 0;
-    while missed < MAX_MISSED_READS {
+    let mut silent = false;
+    loop {
         std::thread::sleep(Duration::from_secs_f64(interval_s));
         match read_once(spec, &path) {
-            Ok(now) => {
-                missed = 0;
+            Ok(reading) => {
+                let (seq, now) = reading?;
+                silent = false;
+                if seq == seen {
+                    continue;
+                }
                 // No line until there are two readings (the scheduler may not have sampled yet).
-                if !previous.values.is_empty() && !now.values.is_empty() {
+                if seen != 0 {
                     println!("{}", (spec.log_line)(&previous, &now));
                 }
-                previous = now;
+                (seen, previous) = (seq, now);
             }
-            Err(_) => missed += 1,
+            Err(e) if is_gone(&e) => break,
+            Err(e) => {
+                if !silent {
+                    println!("{} does not answer ({e}); waiting", spec.name);
+                    silent = true;
+                }
+            }
         }
     }
-    println!("{} is not running any more ({} is gone)", spec.name, path.display());
+    println!("{} stopped ({} is gone)", spec.name, path.display());
     Ok(())
 }
 
@@ -144,11 +169,15 @@ mod tests {
         let server = StatsServer::start(SPEC.name).unwrap();
         let mode = std::fs::metadata(socket_path(SPEC.name)).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o666, "any user may connect");
+        let second = StatsServer::start(SPEC.name).err().expect("a second server is refused");
+        assert!(second.to_string().contains("another scx_test_monitor serves"), "{second}");
+        server.update(&Snapshot { series: static_layout(DEFS), values: vec![41.0] });
         server.update(&Snapshot { series: static_layout(DEFS), values: vec![42.0] });
-        let got = read_once(&SPEC, &socket_path(SPEC.name)).unwrap();
-        assert_eq!(got.values, vec![42.0]);
+        let (seq, got) = read_once(&SPEC, &socket_path(SPEC.name)).unwrap().unwrap();
+        assert_eq!((seq, got.values.clone()), (2, vec![42.0]));
         assert_eq!(line(&Snapshot::zero(got.series.clone()), &got), "dispatched 42");
         drop(server);
         assert!(!socket_path(SPEC.name).exists(), "the socket goes with the scheduler");
+        assert!(is_gone(&read_once(&SPEC, &socket_path(SPEC.name)).unwrap_err()));
     }
 }

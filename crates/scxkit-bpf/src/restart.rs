@@ -1,8 +1,9 @@
 //! When to load a scheduler again after the kernel ejected it, and how a run ends.
 //!
-//! The kernel asks for a restart when a CPU goes on or offline. A machine may do that many
-//! times in its life, so only restarts that fail quickly, in a row, are limited: an attempt
-//! that stayed attached for [`HEALTHY_RUN`] resets the count. Whatever ends the scheduler
+//! The kernel asks for a restart when a CPU goes on or offline. That is no failure of the
+//! scheduler, however often or quickly it comes: such restarts are never limited. Other
+//! restart requests are limited only when they come quickly, in a row: an attempt that
+//! stayed attached for [`HEALTHY_RUN`] resets the count. Whatever ends the scheduler
 //! without the user asking (an error, the restart limit, an ejection by the kernel or by
 //! SysRq) is an error exit; only a stop on SIGINT/SIGTERM/SIGHUP exits with status 0.
 
@@ -42,6 +43,9 @@ impl RestartPolicy {
         if !info.restart {
             return Verdict::Failed(format!("ejected without being asked to stop: {info}"));
         }
+        if info.for_hotplug() {
+            return Verdict::Restart;
+        }
         self.quick_in_a_row = if attached >= HEALTHY_RUN { 0 } else { self.quick_in_a_row + 1 };
         if self.quick_in_a_row > MAX_QUICK_RESTARTS {
             return Verdict::Failed(format!(
@@ -59,29 +63,40 @@ mod tests {
     fn exit(kind: i32, restart: bool) -> ExitInfo {
         ExitInfo { kind, restart, reason: "r".into(), ..Default::default() }
     }
-    const HOTPLUG: i32 = 66; // UNREG_KERN with SCX_ECODE_ACT_RESTART
+    fn hotplug() -> ExitInfo {
+        ExitInfo { exit_code: (1 << 48) | (1 << 32), ..exit(UNREG_KERN, true) }
+    }
+    const UNREG_KERN: i32 = 66;
     const LONG: Duration = Duration::from_secs(30);
     const SHORT: Duration = Duration::from_millis(50);
 
     #[test]
-    fn any_number_of_healthy_hotplug_restarts_is_fine() {
+    fn any_number_of_healthy_restarts_is_fine() {
         let mut policy = RestartPolicy::default();
         for _ in 0..100 {
-            assert_eq!(policy.after(&exit(HOTPLUG, true), LONG, false), Verdict::Restart);
+            assert_eq!(policy.after(&exit(UNREG_KERN, true), LONG, false), Verdict::Restart);
         }
     }
 
     #[test]
-    fn quick_failures_in_a_row_are_limited_and_a_healthy_run_resets_them() {
+    fn hotplug_restarts_are_never_limited_however_quick() {
+        let mut policy = RestartPolicy::default();
+        for _ in 0..100 {
+            assert_eq!(policy.after(&hotplug(), SHORT, false), Verdict::Restart);
+        }
+    }
+
+    #[test]
+    fn quick_restarts_not_for_hotplug_are_limited_in_a_row_and_a_healthy_run_resets_them() {
         let mut policy = RestartPolicy::default();
         for _ in 0..MAX_QUICK_RESTARTS {
-            assert_eq!(policy.after(&exit(HOTPLUG, true), SHORT, false), Verdict::Restart);
+            assert_eq!(policy.after(&exit(UNREG_KERN, true), SHORT, false), Verdict::Restart);
         }
-        assert_eq!(policy.after(&exit(HOTPLUG, true), LONG, false), Verdict::Restart);
+        assert_eq!(policy.after(&exit(UNREG_KERN, true), LONG, false), Verdict::Restart);
         for _ in 0..MAX_QUICK_RESTARTS {
-            assert_eq!(policy.after(&exit(HOTPLUG, true), SHORT, false), Verdict::Restart);
+            assert_eq!(policy.after(&exit(UNREG_KERN, true), SHORT, false), Verdict::Restart);
         }
-        let Verdict::Failed(why) = policy.after(&exit(HOTPLUG, true), SHORT, false) else { panic!("no limit") };
+        let Verdict::Failed(why) = policy.after(&exit(UNREG_KERN, true), SHORT, false) else { panic!("no limit") };
         assert!(why.contains("gave up after 8 restarts in a row"), "{why}");
     }
 
@@ -89,7 +104,7 @@ mod tests {
     fn only_a_requested_stop_is_a_clean_exit() {
         let mut policy = RestartPolicy::default();
         assert_eq!(policy.after(&exit(64, false), LONG, true), Verdict::Stopped);
-        assert_eq!(policy.after(&exit(HOTPLUG, true), LONG, true), Verdict::Stopped, "a signal wins over a restart");
+        assert_eq!(policy.after(&exit(UNREG_KERN, true), LONG, true), Verdict::Stopped, "a signal wins over a restart");
         assert!(matches!(policy.after(&exit(67, false), LONG, false), Verdict::Failed(_)), "SysRq");
         assert!(matches!(policy.after(&exit(66, false), LONG, false), Verdict::Failed(_)));
         assert!(matches!(policy.after(&exit(1026, false), LONG, true), Verdict::Failed(_)), "a stall is an error even while stopping");

@@ -14,7 +14,7 @@ use crate::restart::{RestartPolicy, Verdict};
 use anyhow::{bail, Context, Result};
 use libbpf_rs::{Link, Object, OpenObject};
 use log::info;
-use scxkit::metrics::{help_text, MetricDef, Series, Snapshot};
+use scxkit::metrics::{help_text, MetricDef, MetricKind, Series, Snapshot};
 use scxkit::Topology;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -74,13 +74,8 @@ struct Session<'a> {
 /// [`Attempt::monitor`] or [`Attempt::drive`]) again while the kernel asks for restarts.
 /// Returns Ok only when a signal stopped the scheduler; any other end is an error.
 pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut Attempt) -> Result<ExitInfo>) -> Result<()> {
-    crate::logging::init(opts.verbose);
-    if opts.metrics.help_stats {
-        print!("{}", help_text(spec.metrics));
-        return Ok(());
-    }
-    if let Some(interval_s) = opts.monitor {
-        return run_monitor(spec, interval_s);
+    if let Some(done) = info_mode(spec, opts) {
+        return done;
     }
     crate::preflight(spec.name)?;
     let btf = KernelBtf::from_vmlinux()?;
@@ -114,6 +109,18 @@ pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut
             }
         }
     }
+}
+
+/// Runs `--help-stats` or `--monitor` when asked: modes that load nothing, need no root, and
+/// ignore the scheduler's own options. A scheduler whose `main` checks its options before
+/// [`run`] calls this first: `if let Some(done) = info_mode(&SPEC, &opts.common) { return done; }`.
+pub fn info_mode(spec: &SchedulerSpec, opts: &CommonOpts) -> Option<Result<()>> {
+    crate::logging::init(opts.verbose);
+    if opts.metrics.help_stats {
+        print!("{}", help_text(spec.metrics));
+        return Some(Ok(()));
+    }
+    opts.monitor.map(|interval_s| run_monitor(spec, interval_s))
 }
 
 /// The values the runtime puts in every scheduler's `struct sched_ext_ops` before load.
@@ -244,7 +251,7 @@ impl<'s, 'a> Attempt<'s, 'a> {
         let mut result = Ok(());
         while !self.session.shutdown.requested() {
             let now = Instant::now();
-            if exit_check.fire(now) && ExitInfo::read(object)?.has_exited() {
+            if exit_check.fire(now) && ExitInfo::has_exited_now(object)? {
                 break;
             }
             if sample.fire(now) {
@@ -270,6 +277,7 @@ impl<'s, 'a> Attempt<'s, 'a> {
         self.detached_at = Some(Instant::now());
         if opts.stats.is_some() {
             if let Ok(total) = stats.sample() {
+                let total = with_gauges_of(total, &latest);
                 info!("totals: {}", (spec.log_line)(&Snapshot::zero(total.series.clone()), &total));
             }
         }
@@ -295,6 +303,17 @@ impl<'s, 'a> Attempt<'s, 'a> {
             _ => Duration::ZERO,
         }
     }
+}
+
+/// Counters read after detaching are exact (no BPF program runs any more); gauges are not
+/// (tasks left the scheduler on the way out): those keep the last reading while attached.
+fn with_gauges_of(mut after: Snapshot, attached: &Snapshot) -> Snapshot {
+    for (i, series) in after.series.iter().enumerate() {
+        if series.def.kind == MetricKind::Gauge {
+            after.values[i] = attached.values.get(i).copied().unwrap_or(0.0);
+        }
+    }
+    after
 }
 
 fn read_hotplug_seq() -> Result<u64> {

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use bpf_skel::MainSkelBuilder;
 use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use scxkit::cpuset::{resolve_cpu_set, NAMED_SETS};
+use scxkit::cpuset::resolve_cpu_set;
 use scxkit::{Cpumask, Topology};
 use scxkit::metrics::static_layout;
 use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
@@ -92,8 +92,16 @@ struct Opts {
 
 fn main() -> Result<()> {
     let opts = Opts::parse();
+    if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
+        return done;
+    }
     if opts.slice_min_us > opts.slice_us {
-        bail!("--slice-min-us ({}) must not exceed --slice-us ({})", opts.slice_min_us, opts.slice_us);
+        bail!(
+            "--slice-min-us ({}) must not exceed --slice-us ({}); the default --slice-min-us is {}",
+            opts.slice_min_us,
+            opts.slice_us,
+            intf::BPFLAND_SLICE_MIN_DEFAULT_US
+        );
     }
     let watch = watch::Watch::new(&opts.watch_pid)?;
     scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, &watch, attempt))
@@ -103,8 +111,10 @@ fn main() -> Result<()> {
 /// When none is (they went offline), every online CPU, until the restart that follows
 /// their return.
 fn primary_domain(spec: &str, topo: &Topology) -> Result<Cpumask> {
-    let requested = resolve_cpu_set(spec, topo)
-        .with_context(|| format!("--primary-domain '{spec}' (a hex cpumask or one of: {NAMED_SETS})"))?;
+    let requested = resolve_cpu_set(spec, topo).with_context(|| format!("--primary-domain '{spec}'"))?;
+    if matches!(spec, "performance" | "powersave") && !topo.is_hybrid() {
+        log::info!("--primary-domain {spec}: this machine's cores are all alike, so every CPU is primary");
+    }
     let online = requested.and(&topo.online);
     if online.is_empty() {
         log::warn!("every CPU of --primary-domain ({}) is offline: every online CPU is primary", requested.to_list());

@@ -14,12 +14,12 @@ pub fn to_text(snapshot: &Snapshot) -> String {
     out
 }
 
-/// Parses [`to_text`]'s output; each series must match a definition of `defs` by name and
+/// Parses [`to_text`]'s output (lines starting with '#' are comments); each series must match a definition of `defs` by name and
 /// fixed labels (a monitor of another scheduler, or of another version, is refused).
 pub fn parse_text(defs: &'static [MetricDef], text: &str) -> Result<Snapshot> {
     let mut series = Vec::new();
     let mut values = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+    for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let (key, value) = line.rsplit_once(' ').with_context(|| format!("no value in '{line}'"))?;
         let value: f64 = value.parse().with_context(|| format!("bad value in '{line}'"))?;
         let (name, labels) = parse_key(key).with_context(|| format!("bad series '{key}'"))?;

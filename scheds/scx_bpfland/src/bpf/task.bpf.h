@@ -86,6 +86,11 @@ static __always_inline void task_charge(struct task_struct *p, struct task_ctx *
 {
 	u64 used_ns = now - tctx->start_ns;
 
+	/* Not seen starting to run yet (it was running when the scheduler attached). */
+	if (!tctx->start_ns) {
+		tctx->start_ns = now;
+		return;
+	}
 	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + used_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight);
 	tctx->runtime_ns += used_ns;
 	tctx->carry_ns = clamp_lag((s64)tctx->slice_ns - (s64)used_ns);
