@@ -77,6 +77,7 @@ impl<'a> PassState<'a> {
         load
     }
 
+    #[cfg(test)]
     pub fn kept_loads(&self) -> &[u64] {
         &self.load
     }
