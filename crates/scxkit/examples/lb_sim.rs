@@ -101,8 +101,12 @@ fn print(name: &str, r: &Run) {
     let moved: usize = r.moves.iter().map(Vec::len).sum();
     let pass_avg = r.pass_ns.iter().sum::<u64>() as f64 / r.pass_ns.len().max(1) as f64;
     let converged = r.converged_at.map_or("no".to_string(), |p| format!("pass {p}"));
+    let per_pass: Vec<String> = r.pass_ns.iter().zip(&r.moves).map(|(ns, m)| format!("{}us/{}", ns / 1000, m.len())).collect();
+    println!("passes (time/moves): {}", per_pass.join(" "));
+    let later = &r.pass_ns[1.min(r.pass_ns.len())..];
+    let later_max = later.iter().max().copied().unwrap_or(0);
     println!(
-        "pass_avg_ns={pass_avg:.0} first_pass_ns={} imbalance_before={:.3} imbalance_after={:.3} moved={moved} converged={converged}",
+        "pass_avg_ns={pass_avg:.0} first_pass_ns={} later_passes_max_ns={later_max} imbalance_before={:.3} imbalance_after={:.3} moved={moved} converged={converged}",
         r.pass_ns.first().unwrap_or(&0), r.imbalance_before, r.imbalance_after
     );
 }

@@ -129,11 +129,20 @@ fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_loa
     let state = &*state;
     let mut best: Option<(f64, usize, usize)> = None;
     for &domain in &source_domains {
+        let source_leaf = state.h.leaf_of_domain[domain];
+        // Heavier than this, a task would fit no target (or break the push cap): the scans
+        // start below it instead of skipping such tasks one by one.
+        let roomiest = target_domains
+            .iter()
+            .map(|&d| 2.0 * equalizing_load(state, source_leaf, state.h.leaf_of_domain[d]))
+            .fold(0.0, f64::max);
+        let limit = max_load.min(roomiest);
         let members = state.members(domain);
-        let split = members.partition_point(|&i| (state.tasks[i as usize].load as f64) < want);
-        let fit = Fit { source: domain, targets: &target_domains, max_load };
-        let lighter = fit.first(state, members[..split].iter().rev(), false);
-        let heavier = fit.first(state, members[split..].iter(), true);
+        let below = members.partition_point(|&(load, _)| (load as f64) < want.min(limit));
+        let above = members.partition_point(|&(load, _)| (load as f64) < want);
+        let fit = Fit { source: domain, targets: &target_domains, limit };
+        let lighter = fit.first(state, members[..below].iter().rev());
+        let heavier = fit.first(state, members[above..].iter());
         for (task, to) in [lighter, heavier].into_iter().flatten() {
             let distance = (state.tasks[task].load as f64 - want).abs();
             if best.is_none_or(|(d, _, _)| distance < d) {
@@ -149,25 +158,22 @@ struct Fit<'t> {
     source: usize,
     /// Candidate domains, least loaded first.
     targets: &'t [usize],
-    max_load: f64,
+    /// Loads from this one up fit nowhere (exclusive).
+    limit: f64,
 }
 
 impl Fit<'_> {
-    /// The first task of `candidates` (walked away from the wanted load, upwards when
-    /// `ascending`) that may move, with the first target it may run in whose imbalance with
-    /// the source leaf the move also reduces: so the spread of the domains never grows.
-    fn first<'a>(&self, state: &PassState, candidates: impl Iterator<Item = &'a u32>, ascending: bool) -> Option<(usize, usize)> {
+    /// The first task of `candidates` (walked away from the wanted load) that may move, with
+    /// the first target it may run in whose imbalance with the source leaf the move also
+    /// reduces: so the spread of the domains never grows.
+    fn first<'a>(&self, state: &PassState, candidates: impl Iterator<Item = &'a (u64, u32)>) -> Option<(usize, usize)> {
         let h = state.h;
         let source_leaf = h.leaf_of_domain[self.source];
-        for &i in candidates {
-            let t = i as usize;
-            let load = state.tasks[t].load as f64;
-            if load >= self.max_load {
-                // Upwards every later task is heavier still; downwards lighter ones may fit.
-                if ascending {
-                    return None;
-                }
-                continue;
+        for &(load, i) in candidates {
+            let (t, load) = (i as usize, load as f64);
+            if load >= self.limit {
+                // Only the upward walk meets these, and every later task is heavier still.
+                return None;
             }
             if state.moved[t] || load <= 0.0 {
                 continue;

@@ -36,8 +36,9 @@ pub(crate) struct PassState<'a> {
     pub h: &'a Hierarchy,
     pub tasks: &'a mut [Task],
     mode: Mode,
-    /// Task indices of each domain; sorted by (load, index) once `sorted[d]`.
-    members: Vec<Vec<u32>>,
+    /// (load, task index) of each domain's tasks; sorted once `sorted[d]`. The load is kept
+    /// next to the index so that sorting and searching touch no task.
+    members: Vec<Vec<(u64, u32)>>,
     sorted: Vec<bool>,
     pub moved: Vec<bool>,
     /// The kept load of every group.
@@ -48,7 +49,7 @@ impl<'a> PassState<'a> {
     pub fn new(h: &'a Hierarchy, tasks: &'a mut [Task], mode: Mode) -> PassState<'a> {
         let mut members = vec![Vec::new(); h.nr_domains()];
         for (i, t) in tasks.iter().enumerate() {
-            members[t.domain].push(i as u32);
+            members[t.domain].push((t.load, i as u32));
         }
         let mut state = PassState {
             h,
@@ -70,7 +71,7 @@ impl<'a> PassState<'a> {
         for g in (0..self.h.groups.len()).rev() {
             let group = &self.h.groups[g];
             load[g] = match group.domain {
-                Some(d) => self.members[d].iter().map(|&i| self.tasks[i as usize].load).sum(),
+                Some(d) => self.members[d].iter().map(|&(load, _)| load).sum(),
                 None => group.children.iter().map(|&c| load[c]).sum(),
             };
         }
@@ -91,7 +92,7 @@ impl<'a> PassState<'a> {
 
     fn leaf_task_sum(&self, leaf: GroupId) -> u64 {
         let d = self.h.groups[leaf].domain.unwrap();
-        self.members[d].iter().map(|&i| self.tasks[i as usize].load).sum()
+        self.members[d].iter().map(|&(load, _)| load).sum()
     }
 
     /// Load per unit of capacity; a group without capacity (every CPU offline) counts as
@@ -101,17 +102,16 @@ impl<'a> PassState<'a> {
     }
 
     /// The tasks of `domain`, sorted by (load, index), sorted on first use in the pass.
-    pub fn sorted_members(&mut self, domain: usize) -> &[u32] {
+    pub fn sorted_members(&mut self, domain: usize) -> &[(u64, u32)] {
         if !self.sorted[domain] {
-            let tasks = &*self.tasks;
-            self.members[domain].sort_unstable_by_key(|&i| (tasks[i as usize].load, i));
+            self.members[domain].sort_unstable();
             self.sorted[domain] = true;
         }
         &self.members[domain]
     }
 
     /// The tasks of `domain`, sorted when [`PassState::sorted_members`] was called in this pass.
-    pub fn members(&self, domain: usize) -> &[u32] {
+    pub fn members(&self, domain: usize) -> &[(u64, u32)] {
         &self.members[domain]
     }
 
@@ -120,20 +120,15 @@ impl<'a> PassState<'a> {
     pub fn move_task(&mut self, t: usize, to: usize) {
         let from = self.tasks[t].domain;
         let key = (self.tasks[t].load, t as u32);
-        let tasks = &*self.tasks;
         let list = &mut self.members[from];
-        let pos = if self.sorted[from] {
-            list.binary_search_by_key(&key, |&i| (tasks[i as usize].load, i)).ok()
-        } else {
-            list.iter().position(|&i| i as usize == t)
-        };
+        let pos = if self.sorted[from] { list.binary_search(&key).ok() } else { list.iter().position(|&m| m == key) };
         list.remove(pos.expect("a task is in its domain's list"));
         let list = &mut self.members[to];
         if self.sorted[to] {
-            let at = list.partition_point(|&i| (tasks[i as usize].load, i) < key);
-            list.insert(at, t as u32);
+            let at = list.partition_point(|&m| m < key);
+            list.insert(at, key);
         } else {
-            list.push(t as u32);
+            list.push(key);
         }
         let load = self.tasks[t].load;
         self.adjust_up(self.h.leaf_of_domain[from], |v| v - load);
