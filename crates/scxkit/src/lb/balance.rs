@@ -101,7 +101,7 @@ fn work_pair(
         if want <= 0.0 {
             break;
         }
-        let Some((task, to)) = find_victim(state, a, b, want, max_reducing.min(*budget)) else { break };
+        let Some((task, to)) = find_victim(state, a, b, want, max_reducing, *budget) else { break };
         let load = state.tasks[task].load as f64;
         moves.push(Move { task, from: state.tasks[task].domain, to, depth: state.h.groups[a].depth });
         state.move_task(task, to);
@@ -113,9 +113,9 @@ fn work_pair(
 }
 
 /// The unmoved task below `a` whose load is closest to `want`, strictly under `max_load`
-/// (heavier would not reduce the imbalance, or break the push cap), with the least loaded
-/// leaf below `b` it may run in.
-fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_load: f64) -> Option<(usize, usize)> {
+/// (heavier would not reduce the imbalance) and at most `budget` (the push cap), with the
+/// least loaded leaf below `b` it may run in.
+fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_load: f64, budget: f64) -> Option<(usize, usize)> {
     let mut sources = state.h.leaves_under(a);
     sources.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));
     let mut targets = state.h.leaves_under(b);
@@ -138,9 +138,10 @@ fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_loa
             .fold(0.0, f64::max);
         let limit = max_load.min(roomiest);
         let members = state.members(domain);
+        // want never exceeds the budget: the lighter side is within it.
         let below = members.partition_point(|&(load, _)| (load as f64) < want.min(limit));
         let above = members.partition_point(|&(load, _)| (load as f64) < want);
-        let fit = Fit { source: domain, targets: &target_domains, limit };
+        let fit = Fit { source: domain, targets: &target_domains, limit, budget };
         let lighter = fit.first(state, members[..below].iter().rev());
         let heavier = fit.first(state, members[above..].iter());
         for (task, to) in [lighter, heavier].into_iter().flatten() {
@@ -160,6 +161,8 @@ struct Fit<'t> {
     targets: &'t [usize],
     /// Loads from this one up fit nowhere (exclusive).
     limit: f64,
+    /// What the pusher may still give up (inclusive).
+    budget: f64,
 }
 
 impl Fit<'_> {
@@ -171,7 +174,7 @@ impl Fit<'_> {
         let source_leaf = h.leaf_of_domain[self.source];
         for &(load, i) in candidates {
             let (t, load) = (i as usize, load as f64);
-            if load >= self.limit {
+            if load >= self.limit || load > self.budget {
                 // Only the upward walk meets these, and every later task is heavier still.
                 return None;
             }

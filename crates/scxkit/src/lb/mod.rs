@@ -33,6 +33,7 @@ pub mod balance;
 pub mod cost;
 pub mod hierarchy;
 pub mod load;
+pub mod metrics;
 pub mod policy;
 pub mod state;
 
