@@ -92,7 +92,7 @@ fn run(h: &Hierarchy, mode: Mode, mut tasks: Vec<Task>, passes: usize) -> Run {
 fn print(name: &str, r: &Run) {
     println!("# mode={name}");
     for (policy, cost) in r.balancer.hierarchy.policies.iter().zip(r.balancer.costs()) {
-        let w = cost.worked();
+        let w = cost.worked_costs();
         println!(
             "level={} attempts={} worked={} min_ns={} avg_ns={:.0} p99_ns={} max_ns={}",
             policy.name, cost.attempts(), w.count, w.min_ns, w.avg_ns, w.p99_ns, w.max_ns

@@ -23,7 +23,9 @@ pub struct Move {
     pub depth: usize,
 }
 
-/// Balances the children of `parent`; returns whether any task moved.
+/// Balances the children of `parent`; returns whether any task moved. Pairs are taken once
+/// each, the most loaded pusher first with the least loaded puller first, as ordered when the
+/// attempt starts; a pair still over the threshold when its turn comes is worked.
 pub(crate) fn balance_children(state: &mut PassState, parent: GroupId, policy: &LevelPolicy, moves: &mut Vec<Move>) -> bool {
     let children = state.h.groups[parent].children.clone();
     if children.len() < 2 {
@@ -35,45 +37,23 @@ pub(crate) fn balance_children(state: &mut PassState, parent: GroupId, policy: &
         return false;
     }
     let mut budget: Vec<f64> = children.iter().map(|&c| policy.push_cap * state.group_load(c) as f64).collect();
-    let mut exhausted: Vec<(GroupId, GroupId)> = Vec::new();
+    let mut order: Vec<(f64, usize)> = (0..children.len()).map(|i| (state.normalized(children[i]), i)).collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut worked = false;
-    loop {
-        let mut order: Vec<(f64, usize)> = (0..children.len()).map(|i| (state.normalized(children[i]), i)).collect();
-        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let Some((a, b)) = next_pair(&order, &children, &budget, &exhausted, average, policy) else { break };
-        if work_pair(state, children[a], children[b], &mut budget[a], average, policy, moves) {
-            worked = true;
-        } else {
-            exhausted.push((children[a], children[b]));
+    for &(_, a) in &order {
+        for &(_, b) in order.iter().rev() {
+            if a == b || budget[a] <= 0.0 {
+                break;
+            }
+            let (pusher, puller) = (children[a], children[b]);
+            // A group without capacity (every CPU offline) never receives.
+            let over = (state.normalized(pusher) - state.normalized(puller)) / average > policy.imbalance_threshold;
+            if over && state.h.groups[puller].capacity > 0 {
+                worked |= work_pair(state, pusher, puller, &mut budget[a], average, policy, moves);
+            }
         }
     }
     worked
-}
-
-/// The most imbalanced pair (pusher with budget left, puller) over the threshold and not
-/// found exhausted: indexes into `children`.
-fn next_pair(
-    order: &[(f64, usize)],
-    children: &[GroupId],
-    budget: &[f64],
-    exhausted: &[(GroupId, GroupId)],
-    average: f64,
-    policy: &LevelPolicy,
-) -> Option<(usize, usize)> {
-    for &(high, a) in order {
-        if budget[a] <= 0.0 {
-            continue;
-        }
-        for &(low, b) in order.iter().rev() {
-            if (high - low) / average <= policy.imbalance_threshold {
-                break;
-            }
-            if !exhausted.contains(&(children[a], children[b])) {
-                return Some((a, b));
-            }
-        }
-    }
-    None
 }
 
 /// The load that would equalize a and b per unit of capacity (negative when b is heavier).
@@ -92,7 +72,12 @@ fn work_pair(
     policy: &LevelPolicy,
     moves: &mut Vec<Move>,
 ) -> bool {
-    let transfer = policy.transfer_share * 2.0 * equalizing_load(state, a, b);
+    // What brings a down to the parent's average or b up to it, whichever is less: a pair
+    // evened out between itself would overshoot, and the load hop on to a third group later.
+    let (ca, cb) = (state.h.groups[a].capacity.max(1) as f64, state.h.groups[b].capacity as f64);
+    let excess = state.group_load(a) as f64 - average * ca;
+    let deficit = average * cb - state.group_load(b) as f64;
+    let transfer = policy.transfer_share * 2.0 * excess.min(deficit);
     let mut sent = 0.0;
     let mut moved = false;
     while (state.normalized(a) - state.normalized(b)) / average > policy.imbalance_threshold {
@@ -119,6 +104,7 @@ fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_loa
     let mut sources = state.h.leaves_under(a);
     sources.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));
     let mut targets = state.h.leaves_under(b);
+    targets.retain(|&t| state.h.groups[t].capacity > 0);
     targets.sort_by(|&x, &y| state.normalized(x).total_cmp(&state.normalized(y)).then(x.cmp(&y)));
     let target_domains: Vec<usize> = targets.iter().map(|&t| state.h.groups[t].domain.unwrap()).collect();
     let source_domains: Vec<usize> = sources.iter().map(|&l| state.h.groups[l].domain.unwrap()).collect();

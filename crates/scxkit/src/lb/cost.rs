@@ -1,15 +1,23 @@
 //! What balancing costs, per level, measured as the RFC on propagating sched-domain
 //! statistics did: attempts that found nothing to do, and the duration of those that worked.
 
-/// One level's attempts since the balancer was made (or reset).
+use std::collections::VecDeque;
+
+/// Durations kept for the summaries: the most recent attempts of each kind.
+pub const COST_WINDOW: usize = 4096;
+
+/// One level's attempts since the balancer was made (or reset): counts over its whole life,
+/// durations over the last [`COST_WINDOW`] attempts.
 #[derive(Debug, Clone, Default)]
 pub struct LevelCost {
-    /// Attempts (one per parent group per pass) that found the level balanced.
+    /// Attempts (one per parent group per pass) that moved nothing.
     pub idle: u64,
-    /// Durations of the attempts that moved at least one task, ns.
-    pub worked_ns: Vec<u64>,
-    /// Durations of every attempt, ns (idle ones included).
-    pub all_ns: Vec<u64>,
+    /// Attempts that moved at least one task.
+    pub worked: u64,
+    /// Durations of the recent attempts that moved at least one task, ns.
+    pub worked_ns: VecDeque<u64>,
+    /// Durations of the recent attempts, ns (idle ones included).
+    pub all_ns: VecDeque<u64>,
 }
 
 /// min, avg, p99 and max of a set of durations, ns.
@@ -23,11 +31,11 @@ pub struct CostSummary {
 }
 
 impl CostSummary {
-    pub fn of(durations: &[u64]) -> CostSummary {
-        if durations.is_empty() {
+    pub fn of<'a>(durations: impl IntoIterator<Item = &'a u64>) -> CostSummary {
+        let mut sorted: Vec<u64> = durations.into_iter().copied().collect();
+        if sorted.is_empty() {
             return CostSummary::default();
         }
-        let mut sorted = durations.to_vec();
         sorted.sort_unstable();
         let p99_index = ((sorted.len() as f64 * 0.99).ceil() as usize).clamp(1, sorted.len()) - 1;
         CostSummary {
@@ -42,25 +50,33 @@ impl CostSummary {
 
 impl LevelCost {
     pub fn record(&mut self, ns: u64, worked: bool) {
-        self.all_ns.push(ns);
+        push_recent(&mut self.all_ns, ns);
         if worked {
-            self.worked_ns.push(ns);
+            self.worked += 1;
+            push_recent(&mut self.worked_ns, ns);
         } else {
             self.idle += 1;
         }
     }
 
     pub fn attempts(&self) -> u64 {
-        self.all_ns.len() as u64
+        self.idle + self.worked
     }
 
-    pub fn worked(&self) -> CostSummary {
+    pub fn worked_costs(&self) -> CostSummary {
         CostSummary::of(&self.worked_ns)
     }
 
     pub fn all(&self) -> CostSummary {
         CostSummary::of(&self.all_ns)
     }
+}
+
+fn push_recent(window: &mut VecDeque<u64>, ns: u64) {
+    if window.len() == COST_WINDOW {
+        window.pop_front();
+    }
+    window.push_back(ns);
 }
 
 #[cfg(test)]
@@ -74,9 +90,15 @@ mod tests {
         assert_eq!(s.avg_ns, 50.5);
         assert_eq!(CostSummary::of(&[7]).p99_ns, 7);
         assert_eq!(CostSummary::of(&[]).count, 0);
+        let mut long = LevelCost::default();
+        for ns in 0..(COST_WINDOW as u64 + 10) {
+            long.record(ns, true);
+        }
+        assert_eq!((long.worked, long.worked_ns.len()), (COST_WINDOW as u64 + 10, COST_WINDOW));
+        assert_eq!(long.worked_costs().min_ns, 10, "the oldest durations leave the window");
         let mut level = LevelCost::default();
         level.record(10, false);
         level.record(30, true);
-        assert_eq!((level.idle, level.attempts(), level.worked().max_ns), (1, 2, 30));
+        assert_eq!((level.idle, level.attempts(), level.worked_costs().max_ns), (1, 2, 30));
     }
 }

@@ -12,12 +12,13 @@ const fn def(name: &'static str, labels: &'static [(&'static str, &'static str)]
 
 /// Per level, in this order.
 pub static LB_METRICS: &[MetricDef] = &[
-    def("lb_attempts_total", &[("result", "idle")], MetricKind::Counter, Unit::Count, "Balancing attempts of a level that found nothing to do."),
+    def("lb_attempts_total", &[("result", "idle")], MetricKind::Counter, Unit::Count, "Balancing attempts of a level that moved nothing."),
     def("lb_attempts_total", &[("result", "worked")], MetricKind::Counter, Unit::Count, "Balancing attempts of a level that moved tasks."),
     def("lb_migrations_total", &[], MetricKind::Counter, Unit::Count, "Tasks a level decided to move."),
-    def("lb_attempt_avg_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "Average duration of a level's attempts that moved tasks."),
-    def("lb_attempt_p99_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "99th percentile duration of a level's attempts that moved tasks."),
-    def("lb_attempt_max_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "Longest of a level's attempts that moved tasks."),
+    def("lb_attempt_min_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "Shortest of a level's recent attempts that moved tasks."),
+    def("lb_attempt_avg_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "Average duration of a level's recent attempts that moved tasks."),
+    def("lb_attempt_p99_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "99th percentile duration of a level's recent attempts that moved tasks."),
+    def("lb_attempt_max_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "Longest of a level's recent attempts that moved tasks."),
 ];
 
 /// The series of a hierarchy's levels: every metric of [`LB_METRICS`] once per level.
@@ -34,8 +35,8 @@ pub fn values(costs: &[LevelCost], migrations: &[u64]) -> Vec<f64> {
         .iter()
         .zip(migrations)
         .flat_map(|(c, &moved)| {
-            let w = c.worked();
-            [c.idle as f64, w.count as f64, moved as f64, w.avg_ns, w.p99_ns as f64, w.max_ns as f64]
+            let w = c.worked_costs();
+            [c.idle as f64, c.worked as f64, moved as f64, w.min_ns as f64, w.avg_ns, w.p99_ns as f64, w.max_ns as f64]
         })
         .collect()
 }

@@ -12,7 +12,9 @@ pub struct LevelPolicy {
     /// Share of a pair's imbalance (its difference in load, capacity-weighted) to transfer;
     /// 0.5 moves what equalizes the two.
     pub transfer_share: f64,
-    /// Most of its load (at the start of the pass) a group may push away in one pass.
+    /// Most of its load a group may push away in one pass at this level (of its load when
+    /// the level's attempt starts; a domain's load that left with its node's push counts
+    /// against the node's, not the domain's).
     pub push_cap: f64,
 }
 

@@ -36,9 +36,13 @@ pub(crate) struct PassState<'a> {
     pub h: &'a Hierarchy,
     pub tasks: &'a mut [Task],
     mode: Mode,
-    /// (load, task index) of each domain's tasks; sorted once `sorted[d]`. The load is kept
-    /// next to the index so that sorting and searching touch no task.
+    /// (load, task index) of each domain's candidates for a move: its tasks but those that
+    /// cannot move this pass; sorted once `sorted[d]`. The load is kept next to the index so
+    /// that sorting and searching touch no task.
     members: Vec<Vec<(u64, u32)>>,
+    /// Load of each domain's tasks that are no candidates: idle ones, those allowed nowhere
+    /// else, those that moved in during this pass.
+    fixed_load: Vec<u64>,
     sorted: Vec<bool>,
     pub moved: Vec<bool>,
     /// The kept load of every group.
@@ -47,35 +51,59 @@ pub(crate) struct PassState<'a> {
 
 impl<'a> PassState<'a> {
     pub fn new(h: &'a Hierarchy, tasks: &'a mut [Task], mode: Mode) -> PassState<'a> {
-        let mut members = vec![Vec::new(); h.nr_domains()];
+        let n = h.nr_domains();
+        let mut members = vec![Vec::new(); n];
+        let mut fixed_load = vec![0u64; n];
         for (i, t) in tasks.iter().enumerate() {
-            members[t.domain].push((t.load, i as u32));
+            // A task in no domain of the hierarchy (stale after a hotplug) is left alone.
+            if t.domain >= n {
+                continue;
+            }
+            let pinned = t.allowed.as_ref().is_some_and(|m| m.iter().all(|d| d == t.domain));
+            if t.load == 0 || pinned {
+                fixed_load[t.domain] += t.load;
+            } else {
+                members[t.domain].push((t.load, i as u32));
+            }
         }
         let mut state = PassState {
             h,
             mode,
-            sorted: vec![false; members.len()],
+            sorted: vec![false; n],
             moved: vec![false; tasks.len()],
             load: vec![0; h.groups.len()],
             tasks,
             members,
+            fixed_load,
         };
-        state.load = state.full_rescan();
+        state.load = (0..h.groups.len()).map(|g| state.subtree_sum(g)).collect();
         state
     }
 
-    /// Every group's load summed from scratch: leaves from their tasks, parents from their
-    /// children (parents come first in `groups`, so walk backwards).
+    /// Every group's load summed from the tasks themselves, by the domain each is in now:
+    /// what the kept loads must always equal.
+    #[cfg(test)]
     pub fn full_rescan(&self) -> Vec<u64> {
+        let n = self.h.nr_domains();
+        let mut per_domain = vec![0u64; n];
+        for t in self.tasks.iter().filter(|t| t.domain < n) {
+            per_domain[t.domain] += t.load;
+        }
         let mut load = vec![0u64; self.h.groups.len()];
         for g in (0..self.h.groups.len()).rev() {
             let group = &self.h.groups[g];
             load[g] = match group.domain {
-                Some(d) => self.members[d].iter().map(|&(load, _)| load).sum(),
+                Some(d) => per_domain[d],
                 None => group.children.iter().map(|&c| load[c]).sum(),
             };
         }
         load
+    }
+
+    /// Every task that may still move in this pass.
+    #[cfg(test)]
+    pub fn candidates(&self) -> Vec<usize> {
+        self.members.iter().flatten().map(|&(_, i)| i as usize).collect()
     }
 
     #[cfg(test)]
@@ -86,13 +114,18 @@ impl<'a> PassState<'a> {
     pub fn group_load(&self, g: GroupId) -> u64 {
         match self.mode {
             Mode::Propagate => self.load[g],
-            Mode::Rescan => self.h.leaves_under(g).iter().map(|&l| self.leaf_task_sum(l)).sum(),
+            Mode::Rescan => self.subtree_sum(g),
         }
+    }
+
+    /// The load below `g` summed over its leaves' tasks.
+    fn subtree_sum(&self, g: GroupId) -> u64 {
+        self.h.leaves_under(g).iter().map(|&l| self.leaf_task_sum(l)).sum()
     }
 
     fn leaf_task_sum(&self, leaf: GroupId) -> u64 {
         let d = self.h.groups[leaf].domain.unwrap();
-        self.members[d].iter().map(|&(load, _)| load).sum()
+        self.fixed_load[d] + self.members[d].iter().map(|&(load, _)| load).sum::<u64>()
     }
 
     /// Load per unit of capacity; a group without capacity (every CPU offline) counts as
@@ -122,14 +155,9 @@ impl<'a> PassState<'a> {
         let key = (self.tasks[t].load, t as u32);
         let list = &mut self.members[from];
         let pos = if self.sorted[from] { list.binary_search(&key).ok() } else { list.iter().position(|&m| m == key) };
-        list.remove(pos.expect("a task is in its domain's list"));
-        let list = &mut self.members[to];
-        if self.sorted[to] {
-            let at = list.partition_point(|&m| m < key);
-            list.insert(at, key);
-        } else {
-            list.push(key);
-        }
+        list.remove(pos.expect("a moved task was a candidate of its domain"));
+        // It cannot move again in this pass: no candidate any more.
+        self.fixed_load[to] += key.0;
         let load = self.tasks[t].load;
         self.adjust_up(self.h.leaf_of_domain[from], |v| v - load);
         self.adjust_up(self.h.leaf_of_domain[to], |v| v + load);

@@ -75,7 +75,11 @@ fn kept_aggregates_equal_a_full_rescan_after_any_moves() {
         let n = h.nr_domains();
         let mut state = state::PassState::new(&h, &mut tasks, Mode::Propagate);
         for _ in 0..200 {
-            let t = rng.random_range(0..state.tasks.len());
+            let candidates = state.candidates();
+            if candidates.is_empty() {
+                break;
+            }
+            let t = candidates[rng.random_range(0..candidates.len())];
             let to = rng.random_range(0..n);
             if rng.random_bool(0.5) {
                 let d = state.tasks[t].domain;
@@ -203,4 +207,62 @@ fn real_machines_converge_with_every_move_allowed() {
         let used = count_per_domain(&tasks, n).iter().filter(|&&c| c > 0).count();
         assert_eq!(used, n, "{name}: every domain gets work ({passes} passes)");
     }
+}
+
+/// A hierarchy of `nodes` x `per_node` domains with the given capacity per domain.
+fn grid(nodes: usize, per_node: usize, capacity: impl Fn(usize) -> u64) -> Hierarchy {
+    let leaves: Vec<LeafSpec> =
+        (0..nodes * per_node).map(|d| LeafSpec { domain: d, path: vec![d / per_node], capacity: capacity(d) }).collect();
+    Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap()
+}
+
+#[test]
+fn a_domain_or_node_without_capacity_never_receives() {
+    // Domain 3 (every CPU offline) next to a loaded domain 2 of the same node.
+    let mut tasks: Vec<Task> = (0..3).map(|_| task(BUSY, 2)).chain((0..6).map(|_| task(1, 2))).collect();
+    let report = Balancer::new(grid(2, 2, |d| if d == 3 { 0 } else { 4096 }), Mode::Propagate).pass(&mut tasks);
+    assert!(report.moves.iter().all(|m| m.to != 3), "{:?}", report.moves);
+    // A whole node offline.
+    let mut tasks: Vec<Task> = (0..16).map(|_| task(BUSY, 0)).chain((0..6).map(|_| task(1, 0))).collect();
+    let report = Balancer::new(grid(2, 2, |d| if d >= 2 { 0 } else { 4096 }), Mode::Propagate).pass(&mut tasks);
+    assert!(report.moves.iter().all(|m| m.to < 2), "{:?}", report.moves);
+}
+
+#[test]
+fn a_receiver_is_filled_up_to_the_average_not_beyond() {
+    // Everything on node 0 of 4: each other node should end near the average (a quarter),
+    // not take half of node 0 and pass it on next time.
+    let mut tasks: Vec<Task> = (0..400).map(|i| task(BUSY, i % 4)).collect();
+    let h = grid(4, 4, |_| 4096);
+    let report = Balancer::new(h, Mode::Propagate).pass(&mut tasks);
+    let per_node: Vec<usize> = (0..4).map(|n| tasks.iter().filter(|t| t.domain / 4 == n).count()).collect();
+    assert!(report.moved_per_level[0] > 0);
+    for (n, &count) in per_node.iter().enumerate().skip(1) {
+        assert!(count <= 101, "node {n} received {count} tasks, over the average of 100: {per_node:?}");
+    }
+}
+
+#[test]
+fn the_transfer_share_sets_how_much_a_pair_moves_per_pass() {
+    let moved = |share: f64| {
+        let mut policy = LevelPolicy::domain();
+        policy.transfer_share = share;
+        let leaves = [LeafSpec { domain: 0, path: vec![0], capacity: 4096 }, LeafSpec { domain: 1, path: vec![0], capacity: 4096 }];
+        let h = Hierarchy::build(&leaves, vec![LevelPolicy::node(), policy]).unwrap();
+        let mut tasks: Vec<Task> = (0..100).map(|_| task(BUSY, 0)).collect();
+        Balancer::new(h, Mode::Propagate).pass(&mut tasks).moves.len()
+    };
+    // At 0.5, 49 moves: at 51 against 49 the pair is within the 5% threshold.
+    assert_eq!((moved(0.5), moved(0.25), moved(0.1)), (49, 25, 10));
+}
+
+#[test]
+fn many_domains_that_cannot_be_evened_out_move_nothing() {
+    // One node of 128 domains, one task each, loads slightly different: over the threshold
+    // pairwise, but no move reduces an imbalance. Every pair is looked at once.
+    let leaves: Vec<LeafSpec> = (0..128).map(|d| LeafSpec { domain: d, path: vec![0], capacity: 1024 }).collect();
+    let h = Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap();
+    let mut tasks: Vec<Task> = (0..128).map(|d| task(1000 + 20 * d as u64, d)).collect();
+    let report = Balancer::new(h, Mode::Propagate).pass(&mut tasks);
+    assert_eq!(report.moves, vec![]);
 }
