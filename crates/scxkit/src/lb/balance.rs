@@ -113,16 +113,13 @@ fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_loa
     }
 
     let state = &*state;
+    let targets_room = TargetsRoom::of(state, &targets);
     let mut best: Option<(f64, usize, usize)> = None;
     for &domain in &source_domains {
         let source_leaf = state.h.leaf_of_domain[domain];
         // Heavier than this, a task would fit no target (or break the push cap): the scans
         // start below it instead of skipping such tasks one by one.
-        let roomiest = target_domains
-            .iter()
-            .map(|&d| 2.0 * equalizing_load(state, source_leaf, state.h.leaf_of_domain[d]))
-            .fold(0.0, f64::max);
-        let limit = max_load.min(roomiest);
+        let limit = max_load.min(room_bound(state, source_leaf, &targets_room));
         let members = state.members(domain);
         // want never exceeds the budget: the lighter side is within it.
         let below = members.partition_point(|&(load, _)| (load as f64) < want.min(limit));
@@ -138,6 +135,36 @@ fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_loa
         }
     }
     best.map(|(_, task, to)| (task, to))
+}
+
+/// What bounds the load any of the targets can take from a source: the least load per
+/// capacity among them and the largest capacity.
+struct TargetsRoom {
+    least_normalized: f64,
+    largest_capacity: f64,
+}
+
+impl TargetsRoom {
+    fn of(state: &PassState, targets: &[GroupId]) -> TargetsRoom {
+        TargetsRoom {
+            least_normalized: targets.iter().map(|&t| state.normalized(t)).fold(f64::INFINITY, f64::min),
+            largest_capacity: targets.iter().map(|&t| state.h.groups[t].capacity as f64).fold(0.0, f64::max),
+        }
+    }
+}
+
+/// An upper bound of 2 x equalizing_load(source, t) over the targets t: the load a move
+/// must stay under to reduce the imbalance with some target. x = Cs·Ct/(Cs+Ct) · (ns − nt)
+/// grows with Ct and falls with nt, so the bound takes the largest Ct with the least nt
+/// (exact when the targets' capacities are equal). Only a scan bound: each target is still
+/// checked exactly.
+fn room_bound(state: &PassState, source: GroupId, room: &TargetsRoom) -> f64 {
+    let cs = state.h.groups[source].capacity.max(1) as f64;
+    let ct = room.largest_capacity;
+    if ct <= 0.0 {
+        return 0.0;
+    }
+    (2.0 * cs * ct / (cs + ct) * (state.normalized(source) - room.least_normalized)).max(0.0)
 }
 
 /// Where a victim comes from, where it may go, and how heavy it may be.
