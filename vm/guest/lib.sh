@@ -29,16 +29,6 @@ is_disabled() { [ "$(sched_state)" = disabled ]; }
 # ext_enabled PID: the task is in the sched_ext class.
 ext_enabled() { grep -q '^ext.enabled *: *1' "/proc/$1/sched" 2>/dev/null; }
 
-# last_cpu PID: the CPU the task last ran on (field 39 of /proc/PID/stat). Shell builtins
-# only: a sampler that forks would itself load the CPUs it is watching.
-last_cpu() {
-    local line
-    read -r line < "/proc/$1/stat" || return 1
-    set -- ${line##*) }
-    shift 36
-    echo "$1"
-}
-
 # stat_field PID N: field N of /proc/PID/stat (N >= 3; the command name is skipped safely).
 stat_field() {
     local line n=$2
@@ -47,6 +37,10 @@ stat_field() {
     shift $((n - 3))
     echo "$1"
 }
+
+# last_cpu PID: the CPU the task last ran on (field 39 of /proc/PID/stat). Shell builtins
+# only: a sampler that forks would itself load the CPUs it is watching.
+last_cpu() { stat_field "$1" 39; }
 
 # count_matches LOG PATTERN: how many lines of LOG match PATTERN.
 count_matches() { grep -c -- "$2" "$1" 2>/dev/null || true; }

@@ -195,10 +195,6 @@ impl<'s, 'a> Attempt<'s, 'a> {
         &self.topology
     }
 
-    pub fn opts(&self) -> &CommonOpts {
-        self.session.opts
-    }
-
     pub fn ops_settings(&self) -> OpsSettings {
         OpsSettings {
             hotplug_seq: self.hotplug_seq,

@@ -70,11 +70,11 @@ struct Run {
 }
 
 fn run(h: &Hierarchy, mode: Mode, mut tasks: Vec<Task>, passes: usize) -> Run {
-    let mut balancer = Balancer::new(h.clone(), mode);
-    let mut out = Run { moves: vec![], pass_ns: vec![], imbalance_before: 0.0, imbalance_after: 0.0, converged_at: None, balancer: Balancer::new(h.clone(), mode) };
+    let balancer = Balancer::new(h.clone(), mode);
+    let mut out = Run { moves: vec![], pass_ns: vec![], imbalance_before: 0.0, imbalance_after: 0.0, converged_at: None, balancer };
     for pass in 0..passes {
         let start = Instant::now();
-        let report = balancer.pass(&mut tasks);
+        let report = out.balancer.pass(&mut tasks);
         out.pass_ns.push(start.elapsed().as_nanos() as u64);
         if pass == 0 {
             out.imbalance_before = report.imbalance_before;
@@ -85,7 +85,6 @@ fn run(h: &Hierarchy, mode: Mode, mut tasks: Vec<Task>, passes: usize) -> Run {
         }
         out.moves.push(report.moves);
     }
-    out.balancer = balancer;
     out
 }
 

@@ -16,8 +16,7 @@ fn task(load: u64, domain: usize) -> Task {
 
 /// Two nodes of two 4-CPU domains: domains 0 and 1 on node 0, 2 and 3 on node 1.
 fn two_by_two() -> Hierarchy {
-    let leaves: Vec<LeafSpec> = (0..4).map(|d| LeafSpec { domain: d, path: vec![d / 2], capacity: 4096 }).collect();
-    Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap()
+    grid(2, 2, |_| 4096)
 }
 
 fn count_per_domain(tasks: &[Task], n: usize) -> Vec<usize> {
