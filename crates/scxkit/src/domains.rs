@@ -108,6 +108,18 @@ impl Domains {
             })
             .collect()
     }
+
+    /// The tree for the log: per node `NODE[00] 0b...` (the union of its domains' CPUs,
+    /// highest CPU first), then each of its domains indented, `  DOM[00] 0b...`.
+    pub fn tree(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (node, doms) in self.by_node() {
+            let cpus = doms.iter().skip(1).fold(doms[0].cpus.clone(), |acc, d| acc.or(&d.cpus));
+            out.push(format!("NODE[{node:02}] {}", cpus.to_binary()));
+            out.extend(doms.iter().map(|d| format!("  DOM[{:02}] {}", d.id, d.cpus.to_binary())));
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -134,6 +146,28 @@ mod tests {
         assert_eq!(l2.domains[7].cpus.to_list(), "16-19");
         let err = Domains::per_cache_level(&t, 4).unwrap_err().to_string();
         assert!(err.contains("levels present: 1, 2, 3"), "{err}");
+    }
+
+    #[test]
+    fn tree_lists_each_node_then_its_domains() {
+        let t = fixture("xeon-gold-6138-2s");
+        let m = |s: &str| Cpumask::parse_list(s, t.nr_cpus).unwrap();
+        let d = Domains::from_masks(&t, &[m("0-9"), m("10-19,40-59"), m("20-39,60-79")]).unwrap();
+        let bits = |list: &str| m(list).to_binary();
+        assert_eq!(
+            d.tree(),
+            vec![
+                format!("NODE[00] {}", bits("0-19,40-59")),
+                format!("  DOM[00] {}", bits("0-9")),
+                format!("  DOM[01] {}", bits("10-19,40-59")),
+                format!("NODE[01] {}", bits("20-39,60-79")),
+                format!("  DOM[02] {}", bits("20-39,60-79")),
+            ]
+        );
+        let tree = d.tree();
+        assert_eq!(tree[1].len(), "  DOM[00] 0b".len() + 80, "one digit per CPU");
+        assert!(tree[1].ends_with(&"1".repeat(10)) && tree[1].contains("0b0000"), "highest CPU first");
+        assert_eq!(Domains::per_llc(&t).tree().len(), 4);
     }
 
     #[test]

@@ -1,8 +1,11 @@
-//! The balancer's statistics as metrics, one series per level (`level="node"`, ...): what a
-//! scheduler built on it publishes, defined once here.
+//! The balancer's statistics as metrics, defined once here for every scheduler built on it:
+//! its costs, one series per level (`level="node"`, ...), and the last pass's figures, one
+//! series per group (`node="0"`, then `node="0",domain="1"`, ...).
 
 use super::cost::LevelCost;
-use super::hierarchy::Hierarchy;
+use super::hierarchy::{GroupId, Hierarchy};
+use super::load::LOAD_NICE0_BUSY;
+use super::PassReport;
 use crate::metrics::{MetricDef, MetricKind, Series, Unit};
 use std::sync::Arc;
 
@@ -41,6 +44,61 @@ pub fn values(costs: &[LevelCost], migrations: &[u64]) -> Vec<f64> {
         .collect()
 }
 
+/// Per group but the root, in this order. Loads count busy nice-0 tasks (load /
+/// [`LOAD_NICE0_BUSY`]).
+pub static GROUP_METRICS: &[MetricDef] = &[
+    def("lb_load", &[], MetricKind::Gauge, Unit::Count, "A group's load after the last balancing pass, in busy nice-0 tasks."),
+    def(
+        "lb_imbalance",
+        &[],
+        MetricKind::Gauge,
+        Unit::Percent,
+        "A group's load per capacity before the last pass, relative to its parent's average (signed; +100: twice the average).",
+    ),
+    def("lb_delta", &[], MetricKind::Gauge, Unit::Count, "Load the last pass moved into a group (signed, in busy nice-0 tasks)."),
+];
+
+/// The series of every group but the root, in [`GroupId`] order, each with every metric of
+/// [`GROUP_METRICS`]. A group is labelled with its ancestors' keys and its own, each under
+/// its level's policy name: in [`Hierarchy::numa_domains`], a node `node="N"`, a domain
+/// `node="N",domain="D"`.
+pub fn group_layout(h: &Hierarchy) -> Vec<Series> {
+    (1..h.groups.len())
+        .flat_map(|g| {
+            let labels = group_labels(h, g);
+            GROUP_METRICS.iter().map(move |d| Series::with(d, &labels))
+        })
+        .collect()
+}
+
+/// (level name, key) from the outermost level down to `g` itself.
+fn group_labels(h: &Hierarchy, g: GroupId) -> Vec<(&'static str, String)> {
+    let mut labels = Vec::new();
+    let mut at = g;
+    while let Some(parent) = h.groups[at].parent {
+        let group = &h.groups[at];
+        labels.push((h.policies[group.depth - 1].name, group.key.to_string()));
+        at = parent;
+    }
+    labels.reverse();
+    labels
+}
+
+/// Values for [`group_layout`] from a pass of a balancer over `h`.
+pub fn group_values(h: &Hierarchy, report: &PassReport) -> Vec<f64> {
+    (1..h.groups.len())
+        .flat_map(|g| {
+            let stat = &report.groups[g];
+            let delta = stat.load_after as f64 - stat.load_before as f64;
+            [busy_tasks(stat.load_after as f64), 100.0 * report.group_imbalance(h, g), busy_tasks(delta)]
+        })
+        .collect()
+}
+
+fn busy_tasks(load: f64) -> f64 {
+    load / LOAD_NICE0_BUSY as f64
+}
+
 /// [`layout`] as the shared list a scheduler's stats hold.
 pub fn shared_layout(h: &Hierarchy) -> Arc<[Series]> {
     layout(h).into()
@@ -51,6 +109,46 @@ mod tests {
     use super::*;
     use crate::lb::{Balancer, LeafSpec, LevelPolicy, Mode, Task};
     use crate::metrics::Snapshot;
+
+    #[test]
+    fn one_series_per_group_with_the_pass_figures() {
+        // The worked example of the module docs: node 0 holds 6 + 4 tasks, node 1 1 + 1.
+        let leaves: Vec<LeafSpec> = (0..4).map(|d| LeafSpec { domain: d, path: vec![d / 2], capacity: 4096 }).collect();
+        let h = Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap();
+        let mut tasks: Vec<Task> =
+            [(0, 6), (1, 4), (2, 1), (3, 1)].iter().flat_map(|&(d, n)| (0..n).map(move |_| Task { load: 1024, domain: d, allowed: None })).collect();
+        let report = Balancer::new(h.clone(), Mode::Propagate).pass(&mut tasks);
+        let layout = group_layout(&h);
+        assert_eq!(layout.len(), 6 * GROUP_METRICS.len());
+        let snap = Snapshot { series: layout.into(), values: group_values(&h, &report) };
+        assert_eq!(snap.series.len(), snap.values.len());
+        let node = |n: &'static str| [("node", n)];
+        let dom = |n: &'static str, d: &'static str| [("node", n), ("domain", d)];
+        assert_eq!(snap.get("lb_load", &node("0")), 6.0);
+        assert_eq!(snap.get("lb_load", &node("1")), 6.0);
+        assert_eq!(snap.get("lb_delta", &node("1")), 4.0);
+        assert_eq!(snap.get("lb_delta", &dom("0", "0")), -3.0);
+        assert_eq!(snap.get("lb_delta", &dom("0", "1")), -1.0);
+        assert_eq!(snap.get("lb_delta", &dom("1", "3")), 2.0);
+        // Node 0: 10 tasks on 8192 against the machine's 12 on 16384: +66.7%.
+        assert!((snap.get("lb_imbalance", &node("0")) - 100.0 * (10.0 / 6.0 - 1.0)).abs() < 1e-9);
+        // Domain 0: 6 on 4096 against node 0's 10 on 8192: +20%.
+        assert!((snap.get("lb_imbalance", &dom("0", "0")) - 20.0).abs() < 1e-9);
+        assert!((snap.get("lb_imbalance", &dom("1", "2")) - 0.0).abs() < 1e-9);
+        assert_eq!(snap.label_values("lb_load", "domain"), ["0", "1", "2", "3"]);
+        assert_eq!(report.groups[0], crate::lb::GroupStat { load_before: 12 * 1024, load_after: 12 * 1024, capacity: 16384 });
+    }
+
+    #[test]
+    fn both_modes_report_the_same_group_figures() {
+        let leaves: Vec<LeafSpec> = (0..6).map(|d| LeafSpec { domain: d, path: vec![d / 3], capacity: 1024 * (1 + d as u64 % 2) }).collect();
+        let h = Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap();
+        let tasks: Vec<Task> = (0..40).map(|i| Task { load: 100 + 37 * i as u64, domain: i % 2, allowed: None }).collect();
+        let fast = Balancer::new(h.clone(), Mode::Propagate).pass(&mut tasks.clone());
+        let slow = Balancer::new(h, Mode::Rescan).pass(&mut tasks.clone());
+        assert_eq!(fast.moves, slow.moves);
+        assert_eq!(fast.groups, slow.groups);
+    }
 
     #[test]
     fn one_series_per_level_with_the_costs() {

@@ -56,6 +56,46 @@ pub struct PassReport {
     /// after the pass.
     pub imbalance_before: f64,
     pub imbalance_after: f64,
+    /// Every group's load before and after the pass, indexed by [`GroupId`] (the root, 0,
+    /// included: it holds the machine's total, which a pass does not change).
+    pub groups: Vec<GroupStat>,
+}
+
+impl PassReport {
+    /// How far group `g`'s load per capacity was from its parent's average before the pass,
+    /// as a signed fraction of that average ([`GroupStat::imbalance`]); 0 for the root.
+    pub fn group_imbalance(&self, h: &Hierarchy, g: GroupId) -> f64 {
+        match h.groups[g].parent {
+            Some(parent) => self.groups[g].imbalance(self.groups[parent].per_capacity_before()),
+            None => 0.0,
+        }
+    }
+}
+
+/// One group's figures in a pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GroupStat {
+    pub load_before: u64,
+    pub load_after: u64,
+    /// Sum of its leaves' capacities (1024 per full-speed CPU).
+    pub capacity: u64,
+}
+
+impl GroupStat {
+    /// Load per unit of capacity before the pass; a group without capacity counts as having
+    /// one unit, as the balancer does.
+    pub fn per_capacity_before(&self) -> f64 {
+        self.load_before as f64 / self.capacity.max(1) as f64
+    }
+
+    /// The load per capacity before the pass minus the parent's `average_per_capacity`, as a
+    /// fraction of that average: positive when overloaded. 0 when the average is 0.
+    pub fn imbalance(&self, average_per_capacity: f64) -> f64 {
+        if average_per_capacity <= 0.0 {
+            return 0.0;
+        }
+        (self.per_capacity_before() - average_per_capacity) / average_per_capacity
+    }
 }
 
 pub struct Balancer {
@@ -76,6 +116,7 @@ impl Balancer {
         let h = &self.hierarchy;
         let mut state = PassState::new(h, tasks, self.mode);
         let imbalance_before = domain_spread(&state);
+        let loads_before = group_loads(&state);
         let mut moves = Vec::new();
         let mut moved_per_level = vec![0; h.policies.len()];
         for depth in 1..=h.policies.len() {
@@ -89,7 +130,8 @@ impl Balancer {
             moved_per_level[depth - 1] = moves.len() - before;
         }
         let imbalance_after = domain_spread(&state);
-        PassReport { moves, moved_per_level, imbalance_before, imbalance_after }
+        let groups = group_stats(h, &loads_before, &group_loads(&state));
+        PassReport { moves, moved_per_level, imbalance_before, imbalance_after, groups }
     }
 
     /// Each level's cost since the balancer was made (index: depth - 1).
@@ -100,6 +142,16 @@ impl Balancer {
     pub fn reset_costs(&mut self) {
         self.costs.iter_mut().for_each(|c| *c = LevelCost::default());
     }
+}
+
+fn group_loads(state: &PassState) -> Vec<u64> {
+    (0..state.h.groups.len()).map(|g| state.group_load(g)).collect()
+}
+
+fn group_stats(h: &Hierarchy, before: &[u64], after: &[u64]) -> Vec<GroupStat> {
+    (0..h.groups.len())
+        .map(|g| GroupStat { load_before: before[g], load_after: after[g], capacity: h.groups[g].capacity })
+        .collect()
 }
 
 fn domain_spread(state: &PassState) -> f64 {

@@ -1,0 +1,3 @@
+fn main() -> anyhow::Result<()> {
+    scxkit_build::build_scheduler()
+}

@@ -1,0 +1,130 @@
+//! The balancing job: every --interval, the tasks' loads read from BPF go through the
+//! library's hierarchical balancer (nodes, then the domains of each node), and its moves are
+//! written back for the BPF side to apply (home.bpf.h). With --no-load-balance the pass
+//! still runs, for its statistics, and nothing is written.
+
+use crate::bpf_io::{clear_requests, monotonic_ns, read_dom_loads, read_tasks, write_requests, write_tune, TaskView};
+use crate::intf::RUSTY_NR_LB_LEVELS;
+use crate::tuner::Tuning;
+use anyhow::Result;
+use libbpf_rs::MapCore;
+use scxkit::infeasible::TaskLoad;
+use scxkit::lb::load::task_loads;
+use scxkit::lb::{Balancer, PassReport, Task};
+use scxkit::Cpumask;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// What the jobs found, for the statistics.
+#[derive(Debug, Default)]
+pub struct Shared {
+    pub tuning: Tuning,
+    /// Bumped after each pass's requests are written (tune_input.lb_seq).
+    pub lb_seq: u64,
+    /// Moves the balancer decided, and moves written for BPF to apply, per level.
+    pub decided: [u64; RUSTY_NR_LB_LEVELS as usize],
+    pub requested: [u64; RUSTY_NR_LB_LEVELS as usize],
+    /// Requests no task took up before the next pass.
+    pub expired: u64,
+    pub nr_tasks: usize,
+    /// Each domain's load as the BPF side keeps it, busy nice-0 tasks.
+    pub dom_loads_bpf: Vec<f64>,
+    pub last_report: Option<PassReport>,
+    /// The balancer's per-level figures (scxkit::lb::metrics::values).
+    pub cost_values: Vec<f64>,
+}
+
+pub type SharedRef = Rc<RefCell<Shared>>;
+
+/// The BPF maps the balancer reads and writes.
+pub struct LbMaps<'a> {
+    pub tasks: &'a dyn MapCore,
+    pub requests: &'a dyn MapCore,
+    pub dom_stats: &'a dyn MapCore,
+    pub tune: &'a dyn MapCore,
+}
+
+pub struct LbJob<'a> {
+    pub balancer: Balancer,
+    pub maps: LbMaps<'a>,
+    pub half_life_ns: u64,
+    pub nr_online: usize,
+    pub enabled: bool,
+    pub shared: SharedRef,
+}
+
+impl LbJob<'_> {
+    pub fn run(&mut self) -> Result<()> {
+        let now = monotonic_ns();
+        let views = read_tasks(self.maps.tasks, now, self.half_life_ns)?;
+        let nr_doms = self.balancer.hierarchy.nr_domains();
+        let dom_loads = read_dom_loads(self.maps.dom_stats, nr_doms, now, self.half_life_ns)?;
+        let mut shared = self.shared.borrow_mut();
+        let mut tasks = balancer_tasks(&views, nr_doms, self.nr_online, shared.tuning.fully_utilized);
+        let report = self.balancer.pass(&mut tasks);
+        let moves: Vec<(i32, usize, usize)> = report.moves.iter().map(|m| (views[m.task].pid, m.to, m.depth)).collect();
+        for &(_, _, level) in &moves {
+            shared.decided[level - 1] += 1;
+        }
+        if self.enabled {
+            shared.expired += clear_requests(self.maps.requests)?;
+            write_requests(self.maps.requests, &moves)?;
+            for &(_, _, level) in &moves {
+                shared.requested[level - 1] += 1;
+            }
+            shared.lb_seq += 1;
+            write_tune(self.maps.tune, &shared.tuning.to_input(shared.lb_seq))?;
+        }
+        if !moves.is_empty() {
+            log::debug!("balancer: {} moves, domain spread {:.2} -> {:.2}", moves.len(), report.imbalance_before, report.imbalance_after);
+        }
+        shared.nr_tasks = views.len();
+        shared.dom_loads_bpf = dom_loads;
+        shared.last_report = Some(report);
+        shared.cost_values = scxkit::lb::metrics::values(self.balancer.costs(), &shared.decided);
+        Ok(())
+    }
+}
+
+/// The balancer's view of the tasks: their loads (weighted only when the machine is fully
+/// utilized) and the domains their affinity allows.
+fn balancer_tasks(views: &[TaskView], nr_doms: usize, nr_online: usize, fully_utilized: bool) -> Vec<Task> {
+    let demand: Vec<TaskLoad> = views.iter().map(|v| TaskLoad { weight: v.weight as f64, duty_cycle: v.duty }).collect();
+    let loads = task_loads(&demand, nr_online, fully_utilized);
+    views
+        .iter()
+        .zip(loads)
+        .map(|(v, load)| Task { load, domain: v.dom, allowed: allowed_doms(v.dom_mask, nr_doms) })
+        .collect()
+}
+
+/// The domains of `dom_mask` as a mask over domain ids; None when every domain is allowed.
+fn allowed_doms(dom_mask: u64, nr_doms: usize) -> Option<Cpumask> {
+    let all = if nr_doms >= 64 { u64::MAX } else { (1u64 << nr_doms) - 1 };
+    if dom_mask & all == all {
+        return None;
+    }
+    Some(Cpumask::from_cpus(nr_doms, (0..nr_doms).filter(|d| dom_mask >> d & 1 == 1)).expect("domain ids are below nr_doms"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affinity_becomes_allowed_domains() {
+        assert_eq!(allowed_doms(0b1111, 4), None);
+        assert_eq!(allowed_doms(0b0111, 4).unwrap().to_list(), "0-2");
+        assert_eq!(allowed_doms(u64::MAX, 64), None);
+    }
+
+    #[test]
+    fn loads_are_weighted_only_when_fully_utilized() {
+        let view = |weight, duty| TaskView { pid: 1, dom: 0, dom_mask: 0b11, weight, duty };
+        let views = [view(100, 1.0), view(200, 0.5)];
+        let spare: Vec<u64> = balancer_tasks(&views, 2, 4, false).iter().map(|t| t.load).collect();
+        assert_eq!(spare, vec![1024, 512]);
+        let full: Vec<u64> = balancer_tasks(&views, 2, 1, true).iter().map(|t| t.load).collect();
+        assert_eq!(full, vec![1024, 1024]);
+    }
+}

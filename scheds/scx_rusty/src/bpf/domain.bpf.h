@@ -1,0 +1,112 @@
+/*
+ * scx_rusty, domains: each CPU belongs to one domain, each task has a home domain. The home
+ * changes when userspace's balancer asks (applied at the task's next wakeup or enqueue) or
+ * when the task's affinity leaves it.
+ */
+#ifndef __RUSTY_DOMAIN_BPF_H
+#define __RUSTY_DOMAIN_BPF_H
+
+struct dom_mask_slot {
+	struct bpf_cpumask __kptr *cpus;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RUSTY_MAX_DOMS);
+	__type(key, u32);
+	__type(value, struct dom_mask_slot);
+} dom_masks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RUSTY_MAX_TASKS);
+	__type(key, s32);
+	__type(value, struct task_ctx);
+} task_ctxs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RUSTY_MAX_TASKS);
+	__type(key, s32);
+	__type(value, struct lb_request);
+} lb_requests SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct tune_input);
+} tune SEC(".maps");
+
+static __always_inline struct task_ctx *task_ctx_get(const struct task_struct *p)
+{
+	s32 pid = p->pid;
+
+	return bpf_map_lookup_elem(&task_ctxs, &pid);
+}
+
+static __always_inline struct tune_input *tune_get(void)
+{
+	u32 key = 0;
+
+	return bpf_map_lookup_elem(&tune, &key);
+}
+
+static __always_inline u64 current_slice_ns(void)
+{
+	struct tune_input *t = tune_get();
+
+	return t && t->slice_ns ? t->slice_ns : initial_slice_ns;
+}
+
+static __always_inline const struct cpumask *dom_cpumask(u32 dom)
+{
+	struct dom_mask_slot *slot = bpf_map_lookup_elem(&dom_masks, &dom);
+
+	return slot ? cast_mask(slot->cpus) : NULL;
+}
+
+static __always_inline u32 cpu_dom(s32 cpu)
+{
+	/* Masks, not range checks, bound these indexes (the limits are powers of two): the
+	 * compiler drops a mask after a range check, and the verifier then sees no bound. */
+	return cpu_doms[(u32)cpu & (RUSTY_MAX_CPUS - 1)];
+}
+
+static __always_inline bool same_node(u32 a, u32 b)
+{
+	return dom_nodes[a & (RUSTY_MAX_DOMS - 1)] == dom_nodes[b & (RUSTY_MAX_DOMS - 1)];
+}
+
+static __always_inline bool dom_in(u64 set, u32 dom)
+{
+	return dom < RUSTY_MAX_DOMS && (set >> dom) & 1;
+}
+
+/* The domains whose CPUs intersect `cpus`. */
+static __always_inline u64 doms_allowed(const struct cpumask *cpus)
+{
+	u64 mask = 0;
+	u32 dom;
+
+	bpf_for(dom, 0, nr_doms) {
+		const struct cpumask *dcpus = dom_cpumask(dom);
+
+		if (dcpus && bpf_cpumask_intersects(dcpus, cpus))
+			mask |= 1ULL << dom;
+	}
+	return mask;
+}
+
+/* A home for a task allowed in `allowed`: the domain of `cpu` when allowed, else the
+ * lowest allowed domain. */
+static __always_inline u32 pick_home(u64 allowed, s32 cpu)
+{
+	u32 dom = cpu_dom(cpu);
+
+	if (dom_in(allowed, dom) || !allowed)
+		return dom;
+	return __builtin_ctzll(allowed);
+}
+
+#endif /* __RUSTY_DOMAIN_BPF_H */

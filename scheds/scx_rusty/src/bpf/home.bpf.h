@@ -1,0 +1,61 @@
+/*
+ * scx_rusty, the home domain: set at a task's first run to the domain of its CPU, changed
+ * by the balancer's requests and by affinity changes.
+ *
+ * A move requested by userspace takes effect at the task's next select_cpu or enqueue,
+ * whichever comes first, not at once: a queued task already sits in its old domain's
+ * queue and a running one on an old domain's CPU, and neither can be moved from userspace.
+ * A runnable task is enqueued again within one slice, so a CPU-bound task moves within a
+ * slice of the request; a sleeping one has no place in any queue until it wakes, which is
+ * when it moves.
+ */
+#ifndef __RUSTY_HOME_BPF_H
+#define __RUSTY_HOME_BPF_H
+
+/* Makes `dom` the task's home. Its weight follows when it is runnable, and it starts in
+ * the new queue at that domain's vruntime: neither credit nor debt from the old one. */
+static __always_inline void set_home(struct task_struct *p, struct task_ctx *tctx, u32 dom, u64 now)
+{
+	struct dom_stat *ds = dom_stat_get(dom);
+
+	tctx->dom = dom;
+	load_follow_home(tctx, now);
+	if (ds)
+		scxk_set_dsq_vtime(p, ds->vtime_now);
+}
+
+/* Applies the balancer's request for p, if its latest pass made one. */
+static __always_inline void apply_lb_request(struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	struct tune_input *t = tune_get();
+	struct lb_request *req;
+	s32 pid = p->pid;
+
+	if (!t || tctx->lb_seq_seen == t->lb_seq)
+		return;
+	tctx->lb_seq_seen = t->lb_seq;
+	req = bpf_map_lookup_elem(&lb_requests, &pid);
+	if (!req)
+		return;
+	if (req->dom < nr_doms && dom_in(tctx->dom_mask, req->dom)) {
+		set_home(p, tctx, req->dom, now);
+		scxk_count(&stats, req->level == 1 ? RUSTY_STAT_MOVE_APPLIED_NODE : RUSTY_STAT_MOVE_APPLIED_DOMAIN);
+	} else {
+		scxk_count(&stats, RUSTY_STAT_MOVE_REFUSED);
+	}
+	bpf_map_delete_elem(&lb_requests, &pid);
+}
+
+/* Brings p's home up to date before it is placed or queued. */
+static __always_inline void refresh_home(struct task_struct *p, struct task_ctx *tctx)
+{
+	u64 now = bpf_ktime_get_ns();
+
+	apply_lb_request(p, tctx, now);
+	if (!dom_in(tctx->dom_mask, tctx->dom)) {
+		set_home(p, tctx, pick_home(tctx->dom_mask, scx_bpf_task_cpu(p)), now);
+		scxk_count(&stats, RUSTY_STAT_REHOME_AFFINITY);
+	}
+}
+
+#endif /* __RUSTY_HOME_BPF_H */

@@ -1,0 +1,115 @@
+/* scx_rusty: the one definition of everything shared by its BPF side and its Rust side. */
+#ifndef __SCX_RUSTY_INTF_H
+#define __SCX_RUSTY_INTF_H
+
+#include <scxkit/types.h>
+#include <scxkit/ravg.h>
+
+enum rusty_consts {
+	/* Largest CPU count supported (size of the per-domain bitmaps). */
+	RUSTY_MAX_CPUS = 512,
+	/* Largest number of domains: a task's allowed domains fit one u64. */
+	RUSTY_MAX_DOMS = 64,
+	/* Entries of the task map: tasks beyond it are queued on the global queue. */
+	RUSTY_MAX_TASKS = 32768,
+	/* Defaults of the CLI options (microseconds, percent, tasks). */
+	RUSTY_SLICE_UNDERUTIL_DEFAULT_US = 20000,
+	RUSTY_SLICE_OVERUTIL_DEFAULT_US = 1000,
+	RUSTY_GREEDY_UNDER_DEFAULT_PCT = 90,
+	RUSTY_GREEDY_THRESHOLD_DEFAULT = 1,
+	/* Weight of a nice-0 task (p->scx.weight). */
+	RUSTY_WEIGHT_NICE0 = 100,
+	/* task_ctx.load_dom while the task is not runnable. */
+	RUSTY_NO_DOM = RUSTY_MAX_DOMS,
+	/* Balancing levels a move request may name: 1 = between nodes, 2 = between the
+	 * domains of a node. */
+	RUSTY_NR_LB_LEVELS = 2,
+};
+
+/* Per-CPU counters, indexes into the `stats` map. Every dispatch is counted once, by the
+ * path that made it (the RUSTY_STAT_PATH_* range); the rest are counted apart. */
+enum rusty_stat_idx {
+	/* select_cpu: a synchronous wakeup put on an idle CPU of the waker's domain. */
+	RUSTY_STAT_SYNC,
+	/* select_cpu: the previous CPU, idle, in the home domain. */
+	RUSTY_STAT_PREV_IDLE,
+	/* select_cpu: another idle CPU of the home domain. */
+	RUSTY_STAT_HOME_IDLE,
+	/* select_cpu: an idle CPU of an underused domain of the same node. */
+	RUSTY_STAT_DIRECT_GREEDY,
+	/* select_cpu: an idle CPU of an underused domain of another node (--direct-greedy-numa). */
+	RUSTY_STAT_DIRECT_GREEDY_XNUMA,
+	/* enqueue: a task allowed on one CPU only, put on that CPU's local queue. */
+	RUSTY_STAT_PINNED,
+	/* enqueue: queued on its home domain's queue (or the global one, see fallbacks). */
+	RUSTY_STAT_QUEUED,
+	/* Not paths: which queue dispatch took a task from. */
+	RUSTY_STAT_TAKE_HOME,
+	RUSTY_STAT_STEAL_NODE,
+	RUSTY_STAT_STEAL_XNUMA,
+	/* Idle CPUs woken for queued work: of the home domain, or of an underused one. */
+	RUSTY_STAT_KICK_HOME,
+	RUSTY_STAT_KICK_GREEDY,
+	/* Calls of ops.enqueue: each dispatches by PINNED or QUEUED. */
+	RUSTY_STAT_ENQUEUE,
+	/* Moves asked by userspace and applied, per level (NODE then DOMAIN). */
+	RUSTY_STAT_MOVE_APPLIED_NODE,
+	RUSTY_STAT_MOVE_APPLIED_DOMAIN,
+	/* Moves asked by userspace that the task's affinity no longer allowed. */
+	RUSTY_STAT_MOVE_REFUSED,
+	/* Tasks given a new home because their affinity left the old one. */
+	RUSTY_STAT_REHOME_AFFINITY,
+	/* Tasks without state (the task map was full), run from the global queue. */
+	RUSTY_STAT_NO_CTX,
+	RUSTY_NR_STATS,
+	RUSTY_STAT_PATH_FIRST = RUSTY_STAT_SYNC,
+	RUSTY_STAT_PATH_LAST = RUSTY_STAT_QUEUED,
+};
+
+/* Per-task state, in a hash map keyed by pid that userspace reads every balancing pass. */
+struct task_ctx {
+	/* Runnable duty cycle: amount 1 while runnable, 0 while sleeping. */
+	struct scxk_ravg duty;
+	/* The domains the task may run in (bit n: domain n). */
+	u64 dom_mask;
+	/* The balancing pass (tune_input.lb_seq) whose request this task last looked for. */
+	u64 lb_seq_seen;
+	/* When the task last started running, ns. */
+	u64 start_ns;
+	/* Home domain. */
+	u32 dom;
+	/* The domain whose load holds this task's weight while it is runnable (RUSTY_NO_DOM
+	 * when not runnable), and that weight. */
+	u32 load_dom;
+	u32 load_weight;
+	/* p->scx.weight as last seen. */
+	u32 weight;
+};
+
+/* Per-domain load, read by userspace: the sum of the weights of its runnable tasks as a
+ * decaying average (a nice-0 task runnable all the time adds 100 x SCXK_RAVG_ONE). */
+struct dom_stat {
+	struct scxk_ravg load;
+	/* The largest vruntime of a task of this domain that started running. */
+	u64 vtime_now;
+};
+
+/* Written by userspace: the tuner's decisions and the balancer's sequence number. */
+struct tune_input {
+	/* The time slice for tasks, ns. */
+	u64 slice_ns;
+	/* Domains under --direct-greedy-under and --kick-greedy-under (bit n: domain n). */
+	u64 direct_greedy_doms;
+	u64 kick_greedy_doms;
+	/* Bumped after each pass's move requests are written. */
+	u64 lb_seq;
+};
+
+/* A move decided by the balancer (lb_requests map, keyed by pid). */
+struct lb_request {
+	u32 dom;
+	/* 1: between nodes, 2: between domains of a node. */
+	u32 level;
+};
+
+#endif /* __SCX_RUSTY_INTF_H */

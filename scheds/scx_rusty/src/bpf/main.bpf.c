@@ -1,0 +1,285 @@
+/*
+ * scx_rusty: one scheduling domain per LLC (or per cache level, or per given cpumask),
+ * grouped by NUMA node, with load balancing decided in userspace.
+ *
+ * BPF places and queues tasks within their home domain (place.bpf.h, queue.bpf.h), keeps
+ * each task's duty cycle and each domain's load (load.bpf.h), and applies the homes that
+ * userspace's balancer and the affinity dictate (home.bpf.h, domain.bpf.h). Userspace reads
+ * the loads every --interval, moves tasks between nodes then between domains, and tunes the
+ * slice and the greedy domain sets every --tune-interval. This file holds the callbacks.
+ */
+#include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
+#include <scxkit/exit_info.bpf.h>
+#include "intf.h"
+#include <scxkit/ravg.h>
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u32 nr_cpus = 1;
+RODATA u32 nr_doms = 1;
+RODATA u32 cpu_doms[RUSTY_MAX_CPUS];
+RODATA u32 dom_nodes[RUSTY_MAX_DOMS];
+RODATA u64 dom_cpus[RUSTY_MAX_DOMS][RUSTY_MAX_CPUS / 64];
+RODATA u64 initial_slice_ns = RUSTY_SLICE_UNDERUTIL_DEFAULT_US * 1000ULL;
+RODATA u64 load_half_life_ns = 1000000000ULL;
+RODATA u32 greedy_threshold = RUSTY_GREEDY_THRESHOLD_DEFAULT;
+RODATA u32 greedy_threshold_x_numa;
+RODATA bool direct_greedy_numa;
+RODATA bool fifo;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RUSTY_NR_STATS);
+	__type(key, u32);
+	__type(value, u64);
+} stats SEC(".maps");
+
+#include "domain.bpf.h"
+#include "load.bpf.h"
+#include "home.bpf.h"
+#include "place.bpf.h"
+#include "queue.bpf.h"
+
+s32 BPF_STRUCT_OPS(rusty_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	enum rusty_stat_idx path;
+	s32 cpu;
+
+	if (!tctx)
+		return prev_cpu;
+	refresh_home(p, tctx);
+	cpu = place_task(p, prev_cpu, wake_flags, tctx, &path);
+	if (cpu < 0)
+		return prev_cpu;
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, current_slice_ns(), 0);
+	scxk_count(&stats, path);
+	return cpu;
+}
+
+/* Whether p may not leave its CPU now. A BPF program runs with migration disabled (the
+ * trampoline does it), so when p is the task running this callback, one level is ours. */
+static __always_inline bool migration_disabled(const struct task_struct *p)
+{
+	if (p == bpf_get_current_task_btf())
+		return p->migration_disabled > 1;
+	return p->migration_disabled;
+}
+
+void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	u64 slice = current_slice_ns();
+
+	scxk_count(&stats, RUSTY_STAT_ENQUEUE);
+	if (!tctx) {
+		scxk_count(&stats, RUSTY_STAT_QUEUED);
+		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice, enq_flags);
+		return;
+	}
+	refresh_home(p, tctx);
+	/* A task allowed on one CPU (per-CPU kthreads among them), or that may not migrate
+	 * now, has nowhere else to go: no other domain's CPU could take it from a queue. */
+	if (p->nr_cpus_allowed == 1 || migration_disabled(p)) {
+		s32 cpu = scx_bpf_task_cpu(p);
+
+		if (!migration_disabled(p) && !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			cpu = bpf_cpumask_any_distribute(p->cpus_ptr);
+		scxk_count(&stats, RUSTY_STAT_PINNED);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
+		return;
+	}
+	queue_task(p, tctx, slice, enq_flags);
+}
+
+void BPF_STRUCT_OPS(rusty_dispatch, s32 cpu, struct task_struct *prev)
+{
+	struct task_ctx *tctx;
+
+	if (!scx_bpf_create_dsq_usable() || take_work(cpu))
+		return;
+	/* Nothing queued: the previous task goes on with a fresh slice. It keeps the CPU
+	 * without passing through stopping and running, so what it ran is charged here. */
+	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx_get(prev))) {
+		task_charge(prev, tctx, bpf_ktime_get_ns());
+		scxk_set_slice(prev, current_slice_ns());
+	}
+}
+
+void BPF_STRUCT_OPS(rusty_runnable, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	if (tctx)
+		task_runnable(tctx, bpf_ktime_get_ns());
+}
+
+void BPF_STRUCT_OPS(rusty_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	if (tctx)
+		task_quiescent(tctx, bpf_ktime_get_ns());
+}
+
+void BPF_STRUCT_OPS(rusty_running, struct task_struct *p)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	struct dom_stat *ds;
+
+	if (!tctx)
+		return;
+	tctx->start_ns = bpf_ktime_get_ns();
+	ds = dom_stat_get(tctx->dom);
+	if (ds && time_before(ds->vtime_now, p->scx.dsq_vtime))
+		ds->vtime_now = p->scx.dsq_vtime;
+}
+
+void BPF_STRUCT_OPS(rusty_stopping, struct task_struct *p, bool runnable)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	if (tctx)
+		task_charge(p, tctx, bpf_ktime_get_ns());
+}
+
+void BPF_STRUCT_OPS(rusty_set_weight, struct task_struct *p, u32 weight)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	if (tctx)
+		task_set_weight(tctx, weight, bpf_ktime_get_ns());
+}
+
+void BPF_STRUCT_OPS(rusty_set_cpumask, struct task_struct *p, const struct cpumask *cpumask)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	/* The home is checked against the new mask at the next placement (refresh_home). */
+	if (tctx)
+		tctx->dom_mask = doms_allowed(cpumask);
+}
+
+void BPF_STRUCT_OPS(rusty_enable, struct task_struct *p)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	struct dom_stat *ds = tctx ? dom_stat_get(tctx->dom) : NULL;
+
+	if (ds)
+		scxk_set_dsq_vtime(p, ds->vtime_now);
+}
+
+s32 BPF_STRUCT_OPS(rusty_init_task, struct task_struct *p, struct scx_init_task_args *args)
+{
+	struct task_ctx fresh = {};
+	s32 pid = p->pid;
+	u64 now = bpf_ktime_get_ns();
+
+	fresh.dom_mask = doms_allowed(p->cpus_ptr);
+	fresh.dom = pick_home(fresh.dom_mask, scx_bpf_task_cpu(p));
+	fresh.load_dom = RUSTY_NO_DOM;
+	fresh.weight = p->scx.weight;
+	scxk_ravg_start(&fresh.duty, now, load_half_life_ns, 0);
+	if (bpf_map_update_elem(&task_ctxs, &pid, &fresh, BPF_ANY)) {
+		/* The map is full: the task still runs, from the global queue. */
+		scxk_count(&stats, RUSTY_STAT_NO_CTX);
+		return 0;
+	}
+	return 0;
+}
+
+void BPF_STRUCT_OPS(rusty_exit_task, struct task_struct *p, struct scx_exit_task_args *args)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+	s32 pid = p->pid;
+
+	if (tctx)
+		load_detach(tctx, bpf_ktime_get_ns());
+	bpf_map_delete_elem(&task_ctxs, &pid);
+	bpf_map_delete_elem(&lb_requests, &pid);
+}
+
+#define DOM_WORDS (RUSTY_MAX_CPUS / 64)
+
+/* Whether `cpu` is in domain `dom`'s row of dom_cpus. The word's index is checked right
+ * before the access: the verifier forgets the bound of a value kept across a loop. */
+static __always_inline bool dom_has_cpu(u32 dom, u32 cpu)
+{
+	u32 word = dom * DOM_WORDS + cpu / 64;
+
+	if (word >= RUSTY_MAX_DOMS * DOM_WORDS)
+		return false;
+	return (((const volatile u64 *)dom_cpus)[word] >> (cpu % 64)) & 1;
+}
+
+/* Fills a domain's BPF cpumask from its row of dom_cpus. */
+static __always_inline s32 build_dom_mask(struct dom_mask_slot *slot, u32 dom)
+{
+	struct bpf_cpumask *mask = bpf_cpumask_create();
+	u32 cpu;
+
+	if (!mask)
+		return -ENOMEM;
+	bpf_for(cpu, 0, nr_cpus) {
+		if (dom_has_cpu(dom, cpu))
+			bpf_cpumask_set_cpu(cpu, mask);
+	}
+	mask = bpf_kptr_xchg(&slot->cpus, mask);
+	if (mask)
+		bpf_cpumask_release(mask);
+	return 0;
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(rusty_init)
+{
+	u32 dom;
+	s32 err;
+
+	bpf_for(dom, 0, nr_doms) {
+		/* Masked, not range-checked: see cpu_dom(). */
+		u32 idx = dom & (RUSTY_MAX_DOMS - 1);
+		struct dom_mask_slot *slot = bpf_map_lookup_elem(&dom_masks, &idx);
+
+		if (!slot)
+			return -ENOENT;
+		err = build_dom_mask(slot, idx);
+		if (err)
+			return err;
+	}
+	if (!scx_bpf_create_dsq_usable())
+		return 0;
+	/* A loop of its own: the verifier forgets the bound of `dom` across the nested loop
+	 * above. */
+	bpf_for(dom, 0, nr_doms) {
+		err = scx_bpf_create_dsq(dom, dom_nodes[dom & (RUSTY_MAX_DOMS - 1)]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void BPF_STRUCT_OPS(rusty_exit, struct scx_exit_info *ei)
+{
+	scxk_record_exit(ei);
+}
+
+SEC(".struct_ops.link")
+struct sched_ext_ops rusty_ops = {
+	.select_cpu = (void *)rusty_select_cpu,
+	.enqueue = (void *)rusty_enqueue,
+	.dispatch = (void *)rusty_dispatch,
+	.runnable = (void *)rusty_runnable,
+	.quiescent = (void *)rusty_quiescent,
+	.running = (void *)rusty_running,
+	.stopping = (void *)rusty_stopping,
+	.set_weight = (void *)rusty_set_weight,
+	.set_cpumask = (void *)rusty_set_cpumask,
+	.enable = (void *)rusty_enable,
+	.init_task = (void *)rusty_init_task,
+	.exit_task = (void *)rusty_exit_task,
+	.init = (void *)rusty_init,
+	.exit = (void *)rusty_exit,
+	/* The kernel's idle tracking serves the idle-CPU selection. */
+	.flags = SCX_OPS_KEEP_BUILTIN_IDLE,
+	.name = "rusty",
+};

@@ -1,0 +1,93 @@
+//! The one place that reads scx_rusty's BPF maps into the balancer's input and writes its
+//! decisions (and the tuner's) back.
+
+use crate::intf::{dom_stat, lb_request, task_ctx, tune_input};
+use anyhow::{Context, Result};
+use libbpf_rs::{MapCore, MapFlags};
+use scxkit::ravg::{Ravg, RAVG_ONE};
+
+/// A task as the balancer needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskView {
+    pub pid: i32,
+    pub dom: usize,
+    /// Domains it may run in (bit n: domain n).
+    pub dom_mask: u64,
+    /// p->scx.weight (nice 0: 100).
+    pub weight: u64,
+    /// Runnable duty cycle now, 0..=1.
+    pub duty: f64,
+}
+
+/// CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns().
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn from_bytes<T: Copy>(bytes: &[u8]) -> Option<T> {
+    // SAFETY: the size matches a plain C struct shared through intf.h (any bit pattern is valid).
+    (bytes.len() == std::mem::size_of::<T>()).then(|| unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast()) })
+}
+
+fn to_bytes<T: Copy>(value: &T) -> &[u8] {
+    // SAFETY: a plain C struct from intf.h, read as its bytes.
+    unsafe { std::slice::from_raw_parts((value as *const T).cast(), std::mem::size_of::<T>()) }
+}
+
+pub fn ravg_of(r: &crate::intf::scxk_ravg) -> Ravg {
+    Ravg { val: r.val, cur: r.cur, period: r.period, amount: r.amount, last_ns: r.last_ns }
+}
+
+/// Every task the BPF side knows, with its duty cycle at `now_ns`.
+pub fn read_tasks(map: &dyn MapCore, now_ns: u64, half_life_ns: u64) -> Result<Vec<TaskView>> {
+    let mut tasks = Vec::new();
+    for key in map.keys() {
+        // A task may exit between the key and the lookup.
+        let Some(bytes) = map.lookup(&key, MapFlags::ANY).context("reading the task map")? else { continue };
+        let (Some(pid), Some(ctx)) = (from_bytes::<i32>(&key), from_bytes::<task_ctx>(&bytes)) else { continue };
+        let duty = ravg_of(&ctx.duty).read(now_ns, half_life_ns) as f64 / RAVG_ONE as f64;
+        tasks.push(TaskView { pid, dom: ctx.dom as usize, dom_mask: ctx.dom_mask, weight: ctx.weight as u64, duty });
+    }
+    Ok(tasks)
+}
+
+/// Each domain's load at `now_ns`, in busy nice-0 tasks, as the BPF side keeps it.
+pub fn read_dom_loads(map: &dyn MapCore, nr_doms: usize, now_ns: u64, half_life_ns: u64) -> Result<Vec<f64>> {
+    (0..nr_doms as u32)
+        .map(|dom| {
+            let bytes = map.lookup(&dom.to_ne_bytes(), MapFlags::ANY)?.unwrap_or_default();
+            let stat = from_bytes::<dom_stat>(&bytes).with_context(|| format!("domain {dom}'s load"))?;
+            let fixed = ravg_of(&stat.load).read(now_ns, half_life_ns);
+            Ok(fixed as f64 / RAVG_ONE as f64 / crate::intf::RUSTY_WEIGHT_NICE0 as f64)
+        })
+        .collect()
+}
+
+pub fn write_tune(map: &dyn MapCore, tune: &tune_input) -> Result<()> {
+    map.update(&0u32.to_ne_bytes(), to_bytes(tune), MapFlags::ANY).context("writing the tuner's decisions")
+}
+
+/// Removes the requests of the previous pass that no task took up; returns how many.
+pub fn clear_requests(map: &dyn MapCore) -> Result<u64> {
+    let keys: Vec<Vec<u8>> = map.keys().collect();
+    let mut cleared = 0;
+    for key in keys {
+        if map.delete(&key).is_ok() {
+            cleared += 1;
+        }
+    }
+    Ok(cleared)
+}
+
+/// Writes one pass's moves: (pid, new home, level 1 = node / 2 = domain).
+pub fn write_requests(map: &dyn MapCore, moves: &[(i32, usize, usize)]) -> Result<()> {
+    for &(pid, dom, level) in moves {
+        let req = lb_request { dom: dom as u32, level: level as u32 };
+        map.update(&pid.to_ne_bytes(), to_bytes(&req), MapFlags::ANY)
+            .with_context(|| format!("asking task {pid} to move to domain {dom}"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,118 @@
+//! scx_rusty: one scheduling domain per LLC, grouped by NUMA node, balanced from userspace.
+//! The per-event policy is in src/bpf/; this file is its options, its domains and its jobs.
+
+scxkit_bpf::scheduler_modules!();
+mod balance;
+mod bpf_io;
+mod domains;
+mod opts;
+mod stats;
+mod tuner;
+
+use anyhow::{bail, Context, Result};
+use balance::{LbJob, LbMaps, Shared};
+use bpf_skel::MainSkelBuilder;
+use clap::Parser;
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use opts::Opts;
+use scxkit::lb::{Balancer, Hierarchy, Mode};
+use scxkit::procstat::read_proc_stat;
+use scxkit_bpf::{Attempt, ExitInfo, Jobs, SchedulerSpec, Stats};
+use std::cell::RefCell;
+use std::mem::MaybeUninit;
+use std::rc::Rc;
+use std::time::Duration;
+use tuner::Tuner;
+
+const SPEC: SchedulerSpec = SchedulerSpec {
+    name: "scx_rusty",
+    required_kfuncs: &[
+        "scx_bpf_select_cpu_and",
+        "scx_bpf_dsq_insert",
+        "scx_bpf_dsq_insert_vtime",
+        "scx_bpf_dsq_move_to_local",
+        "scx_bpf_task_cpu",
+    ],
+    optional_kfuncs: &[
+        ("scx_bpf_create_dsq", "every domain shares the global FIFO: no per-domain queues, no stealing"),
+        ("scx_bpf_dsq_nr_queued", "no greedy stealing (a queue's length cannot be read)"),
+        ("scx_bpf_pick_idle_cpu", "queued work does not wake idle CPUs (no kick greedy)"),
+        ("scx_bpf_kick_cpu", "queued work does not wake idle CPUs (no kick greedy)"),
+        ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
+        ("scx_bpf_task_set_slice", "the slice is written to the task directly"),
+    ],
+    metrics: stats::METRICS,
+    log_line: stats::log_line,
+};
+
+fn main() -> Result<()> {
+    let opts = Opts::parse();
+    if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
+        return done;
+    }
+    opts.validate()?;
+    scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, attempt))
+}
+
+fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
+    let topo = attempt.topology().clone();
+    if topo.nr_cpus > intf::RUSTY_MAX_CPUS as usize {
+        bail!("this machine has {} CPUs; scx_rusty supports up to {}", topo.nr_cpus, intf::RUSTY_MAX_CPUS);
+    }
+    let doms = domains::build(opts, &topo)?;
+    for line in doms.tree() {
+        log::info!("{line}");
+    }
+    let hierarchy = Hierarchy::numa_domains(&topo, &doms).context("building the balancing hierarchy")?;
+
+    let mut storage = MaybeUninit::uninit();
+    let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
+    scxkit_bpf::prepare_ops!(attempt, open.struct_ops.rusty_ops_mut(), open.open_object_mut())?;
+    let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
+    rodata.nr_cpus = topo.nr_cpus as u32;
+    rodata.nr_doms = doms.domains.len() as u32;
+    for d in &doms.domains {
+        rodata.dom_nodes[d.id] = d.node as u32;
+        for cpu in d.cpus.iter() {
+            rodata.cpu_doms[cpu] = d.id as u32;
+        }
+        for (dst, src) in rodata.dom_cpus[d.id].iter_mut().zip(d.cpus.as_words()) {
+            *dst = *src;
+        }
+    }
+    rodata.initial_slice_ns = opts.slice_us_underutil * 1000;
+    rodata.load_half_life_ns = opts.half_life_ns();
+    rodata.greedy_threshold = opts.greedy_threshold;
+    rodata.greedy_threshold_x_numa = opts.greedy_threshold_x_numa;
+    rodata.direct_greedy_numa = opts.direct_greedy_numa;
+    rodata.fifo = opts.fifo;
+    let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
+    let link = skel.maps.rusty_ops.attach_struct_ops().context("attaching the scheduler")?;
+    let skel = &skel;
+
+    let mut tuner = Tuner::new(opts.tuner_config(), doms.domains.iter().map(|d| d.cpus.clone()).collect());
+    let shared = Rc::new(RefCell::new(Shared { tuning: tuner.initial(), ..Default::default() }));
+    bpf_io::write_tune(&skel.maps.tune, &shared.borrow().tuning.to_input(0))?;
+    let mut lb = LbJob {
+        balancer: Balancer::new(hierarchy.clone(), Mode::Propagate),
+        maps: LbMaps { tasks: &skel.maps.task_ctxs, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats, tune: &skel.maps.tune },
+        half_life_ns: opts.half_life_ns(),
+        nr_online: topo.nr_online(),
+        enabled: !opts.no_load_balance,
+        shared: shared.clone(),
+    };
+    let tune_shared = shared.clone();
+    let jobs = Jobs::new()
+        .every("tuner", Duration::from_secs_f64(opts.tune_interval), move || {
+            if let Some(tuning) = tuner.step(read_proc_stat()?) {
+                let mut s = tune_shared.borrow_mut();
+                bpf_io::write_tune(&skel.maps.tune, &tuning.to_input(s.lb_seq))?;
+                s.tuning = tuning;
+            }
+            Ok(())
+        })
+        .every("load balancer", Duration::from_secs_f64(opts.interval), move || lb.run());
+    let reader = stats::Reader::new(&skel.maps.stats, &hierarchy, &doms, shared);
+    let stats = Stats::new(reader.layout(), move || reader.read());
+    attempt.monitor(skel.object(), link, stats, jobs)
+}

@@ -1,0 +1,161 @@
+//! scx_rusty's options and the checks that refuse bad or contradictory ones before anything
+//! is loaded.
+
+use crate::intf;
+use crate::tuner::TunerConfig;
+use anyhow::{bail, Result};
+use clap::Parser;
+use scxkit_bpf::CommonOpts;
+
+/// A scheduler for machines with several caches and NUMA nodes: one scheduling domain per
+/// last-level cache, a queue per domain, and a load balancer in userspace that moves tasks
+/// between nodes (only for a bigger imbalance) and then between the domains of a node.
+#[derive(Debug, Parser)]
+#[command(name = "scx_rusty", version)]
+pub struct Opts {
+    /// Make one domain per cache of this level (2: L2) instead of one per last-level cache.
+    #[arg(long, value_name = "LEVEL", conflicts_with = "cpumasks",
+          value_parser = clap::value_parser!(u32).range(1..=4))]
+    pub cache_level: Option<u32>,
+
+    /// Make a domain of these CPUs, a hex cpumask (repeat for each domain; every online CPU in
+    /// exactly one, no domain across NUMA nodes). Default: one domain per last-level cache.
+    #[arg(short = 'C', long = "cpumasks", value_name = "MASK")]
+    pub cpumasks: Vec<String>,
+
+    /// Serve each domain's queue first in, first out instead of by weighted vruntime.
+    #[arg(long)]
+    pub fifo: bool,
+
+    /// Let a waking task take an idle CPU of another domain whose utilization is under this,
+    /// in percent (0 turns direct greedy off). Default: 90.
+    #[arg(long, value_name = "PCT", default_value_t = intf::RUSTY_GREEDY_UNDER_DEFAULT_PCT as u32,
+          value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub direct_greedy_under: u32,
+
+    /// Let direct greedy cross NUMA nodes (off by default: a task then runs far from its memory).
+    #[arg(long)]
+    pub direct_greedy_numa: bool,
+
+    /// Let an idle CPU steal from a domain of its node that has at least this many queued
+    /// tasks (0 turns stealing off). Default: 1.
+    #[arg(long, value_name = "TASKS", default_value_t = intf::RUSTY_GREEDY_THRESHOLD_DEFAULT as u32,
+          value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub greedy_threshold: u32,
+
+    /// Let an idle CPU steal from a domain of another node that has at least this many queued
+    /// tasks. Default: 0 (cross-node stealing off).
+    #[arg(long, value_name = "TASKS", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub greedy_threshold_x_numa: u32,
+
+    /// Wake an idle CPU of another domain whose utilization is under this, in percent, to
+    /// steal queued work when the home domain has no idle CPU (0 turns it off). Default: 90.
+    #[arg(long, value_name = "PCT", default_value_t = intf::RUSTY_GREEDY_UNDER_DEFAULT_PCT as u32,
+          value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub kick_greedy_under: u32,
+
+    /// Half-life of the tasks' duty cycles and the domains' loads, in seconds
+    /// (0.001 to 10). Default: 1.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    pub load_half_life: f64,
+
+    /// Load balancing interval, in seconds (0.1 to 3600). Default: 2.
+    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    pub interval: f64,
+
+    /// Keep the load balancer's statistics but move no task.
+    #[arg(long)]
+    pub no_load_balance: bool,
+
+    /// Tuning interval (utilization, greedy domains, slice), in seconds (0.01 to 60).
+    /// Default: 0.1.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.1)]
+    pub tune_interval: f64,
+
+    /// Time slice while the machine has spare CPU time, in microseconds. Default: 20000.
+    #[arg(long, value_name = "US", default_value_t = intf::RUSTY_SLICE_UNDERUTIL_DEFAULT_US as u64,
+          value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
+    pub slice_us_underutil: u64,
+
+    /// Time slice while every CPU is busy, in microseconds. Default: 1000.
+    #[arg(long, value_name = "US", default_value_t = intf::RUSTY_SLICE_OVERUTIL_DEFAULT_US as u64,
+          value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
+    pub slice_us_overutil: u64,
+
+    #[command(flatten)]
+    pub common: CommonOpts,
+}
+
+fn check_range(option: &str, value: f64, min: f64, max: f64) -> Result<()> {
+    if !value.is_finite() || value < min || value > max {
+        bail!("--{option} {value}: expected seconds from {min} to {max}");
+    }
+    Ok(())
+}
+
+impl Opts {
+    /// Refuses values out of range and options that contradict each other.
+    pub fn validate(&self) -> Result<()> {
+        check_range("load-half-life", self.load_half_life, 0.001, 10.0)?;
+        check_range("interval", self.interval, 0.1, 3600.0)?;
+        check_range("tune-interval", self.tune_interval, 0.01, 60.0)?;
+        if self.direct_greedy_numa && self.direct_greedy_under == 0 {
+            bail!("--direct-greedy-numa needs direct greedy, which --direct-greedy-under 0 turns off");
+        }
+        if self.greedy_threshold_x_numa > 0 && self.greedy_threshold == 0 {
+            bail!("--greedy-threshold-x-numa {} needs stealing within a node first, which --greedy-threshold 0 turns off", self.greedy_threshold_x_numa);
+        }
+        if self.slice_us_overutil > self.slice_us_underutil {
+            bail!(
+                "--slice-us-overutil ({}) must not exceed --slice-us-underutil ({}): a busy machine gets the shorter slice",
+                self.slice_us_overutil,
+                self.slice_us_underutil
+            );
+        }
+        Ok(())
+    }
+
+    pub fn half_life_ns(&self) -> u64 {
+        (self.load_half_life * 1e9).round() as u64
+    }
+
+    pub fn tuner_config(&self) -> TunerConfig {
+        TunerConfig {
+            direct_greedy_under: self.direct_greedy_under as f64 / 100.0,
+            kick_greedy_under: self.kick_greedy_under as f64 / 100.0,
+            slice_underutil_ns: self.slice_us_underutil * 1000,
+            slice_overutil_ns: self.slice_us_overutil * 1000,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Opts> {
+        let opts = Opts::try_parse_from(std::iter::once("scx_rusty").chain(args.iter().copied()))?;
+        opts.validate()?;
+        Ok(opts)
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        let o = parse(&[]).unwrap();
+        assert_eq!((o.interval, o.tune_interval, o.greedy_threshold, o.greedy_threshold_x_numa), (2.0, 0.1, 1, 0));
+        assert_eq!(o.half_life_ns(), 1_000_000_000);
+    }
+
+    #[test]
+    fn bad_and_contradictory_options_are_refused() {
+        let err = |args: &[&str]| parse(args).unwrap_err().to_string();
+        assert!(err(&["--interval", "0"]).contains("--interval 0: expected seconds from 0.1"));
+        assert!(err(&["--load-half-life", "nan"]).contains("--load-half-life"));
+        assert!(err(&["--direct-greedy-numa", "--direct-greedy-under", "0"]).contains("--direct-greedy-numa needs"));
+        assert!(err(&["--greedy-threshold", "0", "--greedy-threshold-x-numa", "2"]).contains("needs stealing within a node"));
+        assert!(err(&["--slice-us-overutil", "30000"]).contains("must not exceed --slice-us-underutil"));
+        assert!(err(&["--cache-level", "2", "-C", "0x3"]).contains("cannot be used with"));
+        assert!(err(&["--direct-greedy-under", "101"]).contains("101"));
+    }
+}
