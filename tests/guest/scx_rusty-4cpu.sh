@@ -1,0 +1,34 @@
+# vm: --cpus 4 --nodes 2 --tcg-threads single
+# scx_rusty on 4 CPUs in 2 NUMA nodes with its default domains (one per LLC: one per node
+# here), then per L2 cache (one per CPU) with FIFO queues; its statistics in Prometheus.
+. /scxkit/lib.sh
+LOG=/tmp/scx_rusty.log
+
+start_sched "$LOG" scx_rusty --stats 1 --enable-prometheus
+expect_loaded scx_rusty rusty "$LOG"
+expect_ext_task scx_rusty
+if grep -q "NODE\[00\] 0b0011" "$LOG" && grep -q "  DOM\[01\] 0b1100" "$LOG"; then
+    pass "one domain per LLC, one per node: $(grep -c '  DOM\[' "$LOG") domains"
+else
+    fail "one domain per LLC" "$(grep -E 'NODE|DOM' "$LOG")"
+fi
+stress-ng --cpu 4 --fork 1 --switch 1 --timeout 15s --quiet >/dev/null 2>&1 &
+load=$!
+sleep 8
+expect_prometheus "scx_rusty" 'dispatched_tasks_total{type="queued"}'
+check "Prometheus has per-domain balancer loads" grep -q '^lb_load{node="1",domain="1"}' /tmp/metrics
+check "Prometheus has per-level balancer costs" grep -q '^lb_attempts_total{result="idle",level="node"}' /tmp/metrics
+check "Prometheus has the BPF-kept domain loads" grep -q '^domain_load{node="0",domain="0"}' /tmp/metrics
+check "Prometheus has userspace CPU time" grep -q '^userspace_cpu_seconds_total' /tmp/metrics
+wait "$load"
+check "scx_rusty still loaded after 15 s of stress-ng" is_enabled
+expect_clean_exit scx_rusty "$LOG"
+
+LOG2=/tmp/scx_rusty-l2.log
+start_sched "$LOG2" scx_rusty --cache-level 2 --fifo --stats 1
+expect_loaded "scx_rusty --cache-level 2 --fifo" rusty "$LOG2"
+check "--cache-level 2: one domain per L2 cache (4)" [ "$(grep -c '  DOM\[' "$LOG2")" -eq 4 ]
+stress-ng --cpu 4 --switch 1 --timeout 10s --quiet >/dev/null 2>&1
+check "scx_rusty --cache-level 2 --fifo still loaded after 10 s of stress-ng" is_enabled
+expect_clean_exit "scx_rusty --cache-level 2 --fifo" "$LOG2"
+finish

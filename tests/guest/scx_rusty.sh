@@ -1,0 +1,179 @@
+# vm: --cpus 8 --nodes 2
+# Guest integration test of scx_rusty on 8 CPUs in 2 NUMA nodes. QEMU gives each node one
+# LLC, so the four domains of the balancing checks (two per node) are given with -C.
+. /scxkit/lib.sh
+LOG=/tmp/scx_rusty.log
+DOMS="-C 0x03 -C 0x0c -C 0x30 -C 0xc0"
+# Only the balancer may move tasks between domains: no stealing, no greedy placement.
+NO_GREEDY="--greedy-threshold 0 --direct-greedy-under 0 --kick-greedy-under 0"
+
+expect_refused "-C across NUMA nodes refused" "spans NUMA nodes" scx_rusty -C 0x1e -C 0xe1
+expect_refused "-C overlapping refused" "overlaps an earlier domain on CPUs 1" scx_rusty -C 0x3 -C 0xfe
+expect_refused "-C leaving CPUs out refused" "CPUs 4-7 are in no domain" scx_rusty -C 0x0f
+expect_refused "-C beyond the CPUs refused" "beyond this machine" scx_rusty -C 0x1ff
+expect_refused "--cache-level with -C refused" "cannot be used with" scx_rusty --cache-level 2 -C 0xff
+expect_refused "missing cache level refused" "no CPU reports a level-4 cache" scx_rusty --cache-level 4
+expect_refused "--interval 0 refused" "--interval 0: expected seconds" scx_rusty --interval 0
+expect_refused "--load-half-life out of range refused" "--load-half-life 20" scx_rusty --load-half-life 20
+expect_refused "--direct-greedy-numa without direct greedy refused" "--direct-greedy-numa needs" \
+    scx_rusty --direct-greedy-numa --direct-greedy-under 0
+expect_refused "cross-node stealing without stealing refused" "needs stealing within a node" \
+    scx_rusty --greedy-threshold 0 --greedy-threshold-x-numa 1
+expect_refused "--direct-greedy-under over 100 refused" "101" scx_rusty --direct-greedy-under 101
+expect_refused "overutil slice above underutil refused" "must not exceed --slice-us-underutil" \
+    scx_rusty --slice-us-overutil 30000 --slice-us-underutil 20000
+
+# dom_of CPU: the domain of CPU under $DOMS (two CPUs each).
+dom_of() { echo $(( $1 / 2 )); }
+
+# spawn_workers N CPUS: N CPU-bound workers started on CPUS; sets WORKERS.
+spawn_workers() {
+    local i; WORKERS=""
+    for i in $(seq "$1"); do taskset -c "$2" sh -c 'while :; do :; done' & WORKERS="$WORKERS $!"; done
+}
+stop_workers() { kill $WORKERS 2>/dev/null; wait $WORKERS 2>/dev/null; WORKERS=""; }
+widen() { local p; for p in "$@"; do taskset -p -c 0-7 "$p" >/dev/null; done; }
+
+# worker_counts PID...: how many of the tasks are on each domain now, as "d0 d1 d2 d3".
+worker_counts() {
+    local c0=0 c1=0 c2=0 c3=0 p
+    for p in "$@"; do
+        case $(dom_of "$(last_cpu "$p")") in 0) c0=$((c0 + 1)) ;; 1) c1=$((c1 + 1)) ;; 2) c2=$((c2 + 1)) ;; 3) c3=$((c3 + 1)) ;; esac
+    done
+    echo "$c0 $c1 $c2 $c3"
+}
+
+# within_one SHARE COUNTS...: every count is within one of SHARE (an integer).
+within_one() {
+    local share=$1 c; shift
+    for c in "$@"; do [ "$c" -ge $((share - 1)) ] && [ "$c" -le $((share + 1)) ] || return 1; done
+}
+
+# stat_sum LOG FIELD: the number after FIELD on the "totals:" line.
+total_of() { grep "totals:" "$1" | tail -n 1 | sed -n "s/.*$2 \([0-9]*\).*/\1/p"; }
+
+# 1. Balancing. Eight workers start on domain 0 and are then allowed everywhere; a ninth may
+# never use domain 3. Within three balancing intervals (1 s each) the balancer, the only
+# mechanism left, must have spread them to two per domain (within one).
+start_sched "$LOG" scx_rusty $DOMS $NO_GREEDY --interval 1 --stats 1
+expect_loaded scx_rusty rusty "$LOG"
+expect_ext_task scx_rusty
+if grep -q "NODE\[01\] 0b11110000" "$LOG" && grep -q "  DOM\[03\] 0b11000000" "$LOG"; then
+    pass "the domains are logged as a tree of binary masks"
+else
+    fail "the domains are logged as a tree" "$(grep -E 'NODE|DOM' "$LOG")"
+fi
+spawn_workers 8 0,1
+taskset -c 0,1 sh -c 'while :; do :; done' & fenced=$!
+sleep 4
+widen $WORKERS
+taskset -p -c 0-5 "$fenced" >/dev/null
+sleep 3
+counts=$(worker_counts $WORKERS)
+if within_one 2 $counts; then
+    pass "8 workers started on domain 0 are two per domain (within one) 3 s (3 intervals) later: $counts"
+else
+    fail "workers spread within three balancing intervals" "per domain: $counts; $(tail -n 3 "$LOG" | cut -c1-400)"
+fi
+seen=$(cpus_seen 5 "$fenced")
+case " $seen " in
+    *" 6 "*|*" 7 "*) fail "a task is never moved to a domain its affinity excludes" "seen on CPUs $seen" ;;
+    *) pass "a task allowed on CPUs 0-5 stays off domain 3 (seen on CPUs $seen)" ;;
+esac
+# The log lines end with each domain's load as BPF keeps it: the spread between the most and
+# least loaded domain must have fallen from the first line after widening to the last.
+spread() { echo "$1" | sed -n 's/.*domains (util, load): //p' | tr ',' '\n' | awk '{print $3}' | sort -n | sed -n '1p;$p' | tr '\n' ' ' | awk '{printf "%.2f", $2 - $1}'; }
+first=$(grep "domains (util, load)" "$LOG" | sed -n '6p'); last=$(grep "domains (util, load)" "$LOG" | tail -n 1)
+s_first=$(spread "$first"); s_last=$(spread "$last")
+if awk "BEGIN { exit !($s_last < $s_first / 2) }"; then
+    pass "the per-domain load spread fell from $s_first to $s_last busy tasks"
+else
+    fail "the per-domain load spread falls" "from $s_first to $s_last: $first / $last"
+fi
+stop_workers; kill "$fenced"; wait "$fenced" 2>/dev/null
+expect_hotplug_restart scx_rusty rusty "$LOG"
+if grep -q "  DOM\[03\] 0b01000000" "$LOG"; then
+    pass "the restart after CPU 7 went offline built its domains without it"
+else
+    fail "the restart uses the new topology" "$(grep 'DOM\[03\]' "$LOG")"
+fi
+expect_clean_exit scx_rusty "$LOG"
+applied=$(grep "totals:" "$LOG" | head -n 1 | sed -n 's/.*applied \([0-9]*\)\/\([0-9]*\).*/\1 \2/p')
+requested=$(grep "totals:" "$LOG" | head -n 1 | sed -n 's/.*requested \([0-9]*\)\/\([0-9]*\).*/\1 \2/p')
+set -- $applied
+if [ -n "$applied" ] && [ $(( $1 + $2 )) -ge 6 ]; then
+    pass "the balancer's moves were applied (node/domain requested $requested, applied $applied)"
+else
+    fail "the balancer's moves are applied" "requested '$requested' applied '$applied'"
+fi
+
+# 2. The control: with --no-load-balance nothing moves them, so the check above can fail.
+LOG2=/tmp/scx_rusty-nolb.log
+start_sched "$LOG2" scx_rusty $DOMS $NO_GREEDY --interval 1 --no-load-balance --stats 1
+expect_loaded "scx_rusty --no-load-balance" rusty "$LOG2"
+spawn_workers 8 0,1
+sleep 3; widen $WORKERS; sleep 4
+counts=$(worker_counts $WORKERS)
+if [ "${counts%% *}" -eq 8 ]; then
+    pass "with --no-load-balance the workers stay on domain 0: $counts"
+else
+    fail "with --no-load-balance the workers stay on domain 0" "per domain: $counts"
+fi
+stop_workers
+expect_clean_exit "scx_rusty --no-load-balance" "$LOG2"
+requested=$(grep "totals:" "$LOG2" | tail -n 1 | sed -n 's/.*requested \([0-9]*\/[0-9]*\).*/\1/p')
+check "--no-load-balance requests no move (requested $requested)" [ "$requested" = "0/0" ]
+
+# 3. Greedy stealing and direct greedy cross nodes only with their options. Workers homed
+# on domain 0 (no balancing) overload it; one hog per CPU keeps domain 1 busy (so its CPUs
+# find their own queue empty and steal); node 1 is idle. Sleepers homed on domain 0 wake
+# often and find no idle CPU on node 0.
+# greedy_run LOG OPTIONS...: runs that load for 6 s under scx_rusty with OPTIONS.
+greedy_run() {
+    local log=$1 sleepers name; shift
+    name="scx_rusty ${*:-(greedy defaults)}"
+    start_sched "$log" scx_rusty $DOMS --no-load-balance --stats 1 "$@"
+    expect_loaded "$name" rusty "$log"
+    spawn_workers 6 0,1; local homed=$WORKERS
+    spawn_workers 2 2,3; local fillers=$WORKERS
+    taskset -c 0,1 stress-ng --sleep 4 --sleep-max 64 --timeout 10s --quiet >/dev/null 2>&1 & sleepers=$!
+    sleep 2; widen $homed
+    for p in $(ls /proc | grep -E '^[0-9]+$'); do
+        case $(cat "/proc/$p/comm" 2>/dev/null) in stress-ng*) taskset -a -p -c 0-7 "$p" >/dev/null 2>&1 ;; esac
+    done
+    sleep 6
+    WORKERS="$homed $fillers"; stop_workers
+    kill "$sleepers" 2>/dev/null; wait "$sleepers" 2>/dev/null
+    expect_clean_exit "$name" "$log"
+}
+LOG3=/tmp/scx_rusty-greedy.log
+greedy_run "$LOG3"
+stole_node=$(total_of "$LOG3" "stole node"); stole_far=$(total_of "$LOG3" "xnuma")
+far_direct=$(total_of "$LOG3" "direct_greedy_xnuma")
+check "by default, CPUs steal within their node (stole $stole_node)" [ "${stole_node:-0}" -gt 0 ]
+check "by default, no CPU steals across nodes (stole $stole_far)" [ "$stole_far" = 0 ]
+check "by default, direct greedy stays within the node (crossed $far_direct)" [ "$far_direct" = 0 ]
+LOG4=/tmp/scx_rusty-xnuma.log
+greedy_run "$LOG4" --greedy-threshold-x-numa 1 --direct-greedy-numa
+stole_far=$(total_of "$LOG4" "xnuma"); far_direct=$(total_of "$LOG4" "direct_greedy_xnuma")
+check "with --greedy-threshold-x-numa 1, CPUs steal across nodes (stole $stole_far)" [ "${stole_far:-0}" -gt 0 ]
+check "with --direct-greedy-numa, waking tasks cross nodes (crossed $far_direct)" [ "${far_direct:-0}" -gt 0 ]
+
+# 4. Defaults (one domain per LLC, here one per node) under 60 s of mixed stress that also
+# changes affinities, then SIGINT.
+LOG5=/tmp/scx_rusty-stress.log
+start_sched "$LOG5" scx_rusty --stats 5
+expect_loaded "scx_rusty (per-LLC domains)" rusty "$LOG5"
+if grep -q "  DOM\[01\] 0b11110000" "$LOG5"; then
+    pass "one domain per LLC: two domains, one per node"
+else
+    fail "one domain per LLC: two domains, one per node" "$(grep -E 'NODE|DOM|offline' "$LOG5")"
+fi
+stress-ng --cpu 8 --fork 2 --switch 2 --affinity 2 --timeout 60s --quiet >/dev/null 2>&1
+if kill -0 "$SCHED_PID" 2>/dev/null && is_enabled && [ "$(sched_ops)" = rusty ]; then
+    pass "scx_rusty survives 60 s of stress-ng (cpu, fork, switch, affinity)"
+else
+    fail "scx_rusty survives 60 s of stress-ng" "state $(sched_state); $(tail -n 5 "$LOG5")"
+fi
+expect_clean_exit "scx_rusty (per-LLC domains)" "$LOG5"
+finish
