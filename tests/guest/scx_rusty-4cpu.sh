@@ -15,10 +15,10 @@ fi
 stress-ng --cpu 4 --fork 1 --switch 1 --timeout 15s --quiet >/dev/null 2>&1 &
 load=$!
 sleep 8
-expect_prometheus "scx_rusty" 'dispatched_tasks_total{type="queued"}'
-check "Prometheus has per-domain balancer loads" grep -q '^lb_load{node="1",domain="1"}' /tmp/metrics
-check "Prometheus has per-level balancer costs" grep -q '^lb_attempts_total{result="idle",level="node"}' /tmp/metrics
-check "Prometheus has the BPF-kept domain loads" grep -q '^domain_load{node="0",domain="0"}' /tmp/metrics
+expect_prometheus "scx_rusty" 'dispatched_tasks_total{scheduler="scx_rusty",type="queued"}'
+check "Prometheus has per-domain balancer loads" grep -q '^lb_load{scheduler="scx_rusty",node="1",domain="1"}' /tmp/metrics
+check "Prometheus has per-level balancer costs" grep -q '^lb_attempts_total{scheduler="scx_rusty",result="idle",level="node"}' /tmp/metrics
+check "Prometheus has the BPF-kept domain loads" grep -q '^domain_load{scheduler="scx_rusty",node="0",domain="0"}' /tmp/metrics
 check "Prometheus has userspace CPU time" grep -q '^userspace_cpu_seconds_total' /tmp/metrics
 wait "$load"
 check "scx_rusty still loaded after 15 s of stress-ng" is_enabled

@@ -101,9 +101,12 @@ impl SysfsReader {
             if self.read(&format!("{dir}/type")).is_ok_and(|t| t == "Instruction") {
                 continue;
             }
-            let key = match self.read_opt::<u64>(&format!("{dir}/id")) {
-                Some(id) => CacheKey::Id(id),
-                None => CacheKey::SharedCpus(self.read(&format!("{dir}/shared_cpu_list")).unwrap_or_default()),
+            // The kernel's sharing mask first: the `id` files can disagree with it (seen in a
+            // QEMU guest: L3 ids 0, 1, 2, 3 for CPUs whose shared_cpu_list said 0-1 and 2-3).
+            let key = match (self.read(&format!("{dir}/shared_cpu_list")), self.read_opt::<u64>(&format!("{dir}/id"))) {
+                (Ok(shared), _) if !shared.is_empty() => CacheKey::SharedCpus(shared),
+                (_, Some(id)) => CacheKey::Id(id),
+                _ => CacheKey::SharedCpus(String::new()),
             };
             caches.push(RawCache { level, key });
         }

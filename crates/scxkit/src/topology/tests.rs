@@ -158,3 +158,16 @@ fn missing_tree_is_an_error_naming_the_file() {
     let err = Topology::from_sysfs(Path::new("/nonexistent")).unwrap_err();
     assert!(format!("{err:#}").contains("devices/system/cpu/possible"), "{err:#}");
 }
+
+#[test]
+fn cache_sharing_follows_shared_cpu_list_over_ids() {
+    // As a QEMU guest (2 sockets of 2 CPUs) reports its L3: one id per CPU, while the
+    // kernel's sharing masks say 0-1 and 2-3.
+    let cpus: Vec<_> = (0..4).map(|c| (c, c / 2, c % 2, Some((3, c as u64)))).collect();
+    let shared: Vec<(String, &str)> =
+        (0..4).map(|c| (format!("devices/system/cpu/cpu{c}/cache/index0/shared_cpu_list"), if c < 2 { "0-1" } else { "2-3" })).collect();
+    let extra: Vec<(&str, &str)> = shared.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+    let t = Topology::from_sysfs(synthetic("0-3", "0-3", &cpus, &extra).path()).unwrap();
+    assert_eq!(t.llcs.len(), 2, "{:?}", t.llcs);
+    assert_eq!(list(&t.llcs[1].cpus), "2-3");
+}
