@@ -80,7 +80,7 @@ for kernel in "${kernels[@]}"; do
             ok) summary+=("ok     $name$(retry_note ok "$retries")") ;;
             *) summary+=("FAILED $name$(retry_note FAILED "$retries")"); failed=1 ;;
         esac
-        grep -aE '^(PASS|FAIL|SKIP|ALL PASSED|[0-9]+ FAILED)' "$log" || echo "(no results: see the console below)"
+        grep -aE '^(PASS|FAIL|SKIP|NOTE|ALL PASSED|[0-9]+ FAILED)' "$log" || echo "(no results: see the console below)"
         grep -aqE '^ALL PASSED' "$log" || tail -n 40 "$log"
         rm -f "$log"
     done

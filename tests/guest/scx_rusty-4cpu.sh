@@ -7,6 +7,7 @@ LOG=/tmp/scx_rusty.log
 start_sched "$LOG" scx_rusty --stats 1 --enable-prometheus
 expect_loaded scx_rusty rusty "$LOG"
 expect_ext_task scx_rusty
+grep "cannot be called on this kernel" "$LOG" | sed 's/^INFO *//' | while read -r line; do note "fallback: $line"; done
 if grep -q "NODE\[00\] 0b0011" "$LOG" && grep -q "  DOM\[01\] 0b1100" "$LOG"; then
     pass "one domain per LLC, one per node: $(grep -c '  DOM\[' "$LOG") domains"
 else

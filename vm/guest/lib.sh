@@ -6,6 +6,8 @@ SCXK_FAILS=0
 pass() { echo "PASS $1"; }
 # skip NAME WHY: a check that cannot apply here, with the reason; not a failure.
 skip() { echo "SKIP $1: $2"; }
+# note TEXT: a fact the summary should show (a fallback in use, a figure), not a check.
+note() { echo "NOTE $1"; }
 fail() { echo "FAIL $1: $2"; SCXK_FAILS=$((SCXK_FAILS + 1)); }
 
 # check NAME COMMAND...: passes when COMMAND succeeds.

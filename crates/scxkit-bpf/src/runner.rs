@@ -35,8 +35,9 @@ pub struct SchedulerSpec {
     pub required_kfuncs: &'static [&'static str],
     /// Kfuncs its BPF side replaces where they are not callable, each with the fallback.
     pub optional_kfuncs: &'static [(&'static str, &'static str)],
-    /// Every statistic it may report (what `--help-stats` prints).
-    pub metrics: &'static [MetricDef],
+    /// Every statistic it may report (what `--help-stats` prints and `--monitor` accepts):
+    /// its own definitions, then any it publishes from the library (the balancer's).
+    pub metrics: &'static [&'static [MetricDef]],
     /// The log line for `--stats` and `--monitor`, from the previous reading and this one.
     pub log_line: fn(&Snapshot, &Snapshot) -> String,
 }
@@ -117,7 +118,9 @@ pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut
 pub fn info_mode(spec: &SchedulerSpec, opts: &CommonOpts) -> Option<Result<()>> {
     crate::logging::init(opts.verbose);
     if opts.metrics.help_stats {
-        print!("{}", help_text(spec.metrics));
+        for set in spec.metrics {
+            print!("{}", help_text(set));
+        }
         return Some(Ok(()));
     }
     opts.monitor.map(|interval_s| run_monitor(spec, interval_s))

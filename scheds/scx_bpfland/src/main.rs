@@ -31,7 +31,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
         ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
         ("scx_bpf_task_set_slice", "the slice is written to the task directly"),
     ],
-    metrics: stats::METRICS,
+    metrics: &[stats::METRICS],
     log_line: stats::log_line,
 };
 

@@ -62,6 +62,9 @@ pub static METRICS: &[MetricDef] = &[
     def("domain_load", &[], MetricKind::Gauge, Unit::Count, "A domain's load as the BPF side keeps it (decaying average of its runnable weight), in busy nice-0 tasks."),
 ];
 const NR_FIXED: usize = METRICS.len() - NR_PER_DOMAIN;
+
+/// Every definition scx_rusty publishes: its own, then the balancer's from the library.
+pub static METRIC_SETS: &[&[MetricDef]] = &[METRICS, lbm::LB_METRICS, lbm::GROUP_METRICS];
 const NR_PER_DOMAIN: usize = 2;
 
 /// Reads every series of one attempt.
@@ -79,9 +82,7 @@ impl<'a> Reader<'a> {
     }
 
     pub fn layout(&self) -> Arc<[Series]> {
-        let fixed = METRICS[..NR_FIXED].iter().map(Series::of);
-        let per_dom = self.dom_labels.iter().flat_map(|labels| METRICS[NR_FIXED..].iter().map(move |d| Series::with(d, labels)));
-        fixed.chain(per_dom).chain(lbm::layout(&self.hierarchy)).chain(lbm::group_layout(&self.hierarchy)).collect()
+        layout(&self.hierarchy, &self.dom_labels)
     }
 
     pub fn read(&self) -> Result<Vec<f64>> {
@@ -103,6 +104,14 @@ impl<'a> Reader<'a> {
         }
         Ok(values)
     }
+}
+
+/// Every series of one attempt: the fixed ones, per domain, then the balancer's per level
+/// and per group.
+fn layout(hierarchy: &Hierarchy, dom_labels: &[[(&'static str, String); 2]]) -> Arc<[Series]> {
+    let fixed = METRICS[..NR_FIXED].iter().map(Series::of);
+    let per_dom = dom_labels.iter().flat_map(|labels| METRICS[NR_FIXED..].iter().map(move |d| Series::with(d, labels)));
+    fixed.chain(per_dom).chain(lbm::layout(hierarchy)).chain(lbm::group_layout(hierarchy)).collect()
 }
 
 /// CPU time this process used, user and system, in seconds.
@@ -150,6 +159,19 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_monitor_parses_every_published_series() {
+        let topo = scxkit::Topology::from_sysfs(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/sysfs/epyc-7702p-nps4"))).unwrap();
+        let doms = Domains::per_llc(&topo);
+        let h = Hierarchy::numa_domains(&topo, &doms).unwrap();
+        let labels: Vec<_> = doms.domains.iter().map(|d| [("node", d.node.to_string()), ("domain", d.id.to_string())]).collect();
+        let series = layout(&h, &labels);
+        let snap = Snapshot { values: (0..series.len()).map(|i| i as f64).collect(), series };
+        let back = scxkit::metrics::parse_text(METRIC_SETS, &scxkit::metrics::to_text(&snap)).unwrap();
+        assert_eq!(back.values, snap.values);
+        assert_eq!(back.get("lb_load", &[("node", "3"), ("domain", "15")]), snap.get("lb_load", &[("node", "3"), ("domain", "15")]));
+    }
 
     #[test]
     fn metrics_follow_the_bpf_counter_order() {

@@ -24,7 +24,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
         ("scx_bpf_create_dsq", "tasks wait in the built-in global FIFO instead of a vtime queue"),
         ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
     ],
-    metrics: stats::METRICS,
+    metrics: &[stats::METRICS],
     log_line: stats::log_line,
 };
 

@@ -53,19 +53,19 @@ fn runtime_labels_nest_nodes_and_domains() {
 #[test]
 fn text_round_trip_keeps_series_and_values() {
     let snap = Snapshot { series: nested_layout(), values: vec![1.5, 2.0, 4.0] };
-    let back = parse_text(std::slice::from_ref(&DOMAIN_LOAD), &to_text(&snap)).unwrap();
+    let back = parse_text(&[std::slice::from_ref(&DOMAIN_LOAD)], &to_text(&snap)).unwrap();
     assert_eq!(back.series, snap.series);
     assert_eq!(back.values, snap.values);
 
     let fixed = Snapshot { series: static_layout(DEFS), values: vec![1.0, 2.0, 3.0] };
-    let back = parse_text(DEFS, &to_text(&fixed)).unwrap();
+    let back = parse_text(&[DEFS], &to_text(&fixed)).unwrap();
     assert_eq!(back.get("dispatched_tasks_total", &[("type", "shared")]), 2.0);
 }
 
 #[test]
 fn text_from_another_scheduler_is_refused() {
-    let err = parse_text(DEFS, "domain_load{node=\"0\"} 1\n").unwrap_err();
+    let err = parse_text(&[DEFS], "domain_load{node=\"0\"} 1\n").unwrap_err();
     assert!(format!("{err:#}").contains("not one this scheduler declares"), "{err:#}");
-    assert!(parse_text(DEFS, "interactive_tasks x\n").is_err());
-    assert!(parse_text(DEFS, "dispatched_tasks_total{type=local} 1\n").is_err());
+    assert!(parse_text(&[DEFS], "interactive_tasks x\n").is_err());
+    assert!(parse_text(&[DEFS], "dispatched_tasks_total{type=local} 1\n").is_err());
 }

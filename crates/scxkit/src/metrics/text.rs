@@ -14,17 +14,18 @@ pub fn to_text(snapshot: &Snapshot) -> String {
     out
 }
 
-/// Parses [`to_text`]'s output (lines starting with '#' are comments); each series must match a definition of `defs` by name and
-/// fixed labels (a monitor of another scheduler, or of another version, is refused).
-pub fn parse_text(defs: &'static [MetricDef], text: &str) -> Result<Snapshot> {
+/// Parses [`to_text`]'s output (lines starting with '#' are comments); each series must match
+/// a definition of one of `def_sets` by name and fixed labels (a monitor of another scheduler, or of another version, is refused).
+pub fn parse_text(def_sets: &[&'static [MetricDef]], text: &str) -> Result<Snapshot> {
     let mut series = Vec::new();
     let mut values = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let (key, value) = line.rsplit_once(' ').with_context(|| format!("no value in '{line}'"))?;
         let value: f64 = value.parse().with_context(|| format!("bad value in '{line}'"))?;
         let (name, labels) = parse_key(key).with_context(|| format!("bad series '{key}'"))?;
-        let def = defs
+        let def = def_sets
             .iter()
+            .flat_map(|set| set.iter())
             .find(|d| d.name == name && d.labels.iter().all(|(k, v)| labels.iter().any(|(lk, lv)| lk == k && lv == v)))
             .with_context(|| format!("series '{key}' is not one this scheduler declares"))?;
         series.push(Series { def, labels });
