@@ -44,12 +44,12 @@ def main():
     record_path = os.path.join(out_dir, f"balance-{sched}.json")
     previous = json.load(open(record_path)) if os.path.exists(record_path) else None
     print(f"\n{sched} against EEVDF, one boot, kernel {kernel}")
-    print(f"{'figure':<44} {'EEVDF':>9} {sched:>11} {'ratio':>7} {'vs previous':>12}")
+    print(f"{'figure':<58} {'EEVDF':>9} {sched:>11} {'ratio':>7} {'vs previous':>12}")
     for key, name, unit, better in FIGURES:
         b, r = base.get(key), run.get(key)
         p = previous["run"].get(key) if previous else None
         label = f"{name} ({unit}, {better} is better)" if unit else f"{name} ({better} is better)"
-        print(f"{label:<44.44} {fmt(b, 2):>9} {fmt(r, 2):>11} {fmt(ratio(r, b)):>7} {fmt(ratio(r, p)):>12}")
+        print(f"{label:<58} {fmt(b, 2):>9} {fmt(r, 2):>11} {fmt(ratio(r, b)):>7} {fmt(ratio(r, p)):>12}")
     record = {"scheduler": sched, "kernel": kernel, "time": int(time.time()), "eevdf": base, "run": run}
     json.dump(record, open(record_path, "w"), indent=1)
     print(f"record: {record_path}")

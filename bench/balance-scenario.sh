@@ -58,11 +58,12 @@ suite() {
 
 echo "==== $ncpu CPUs in $nodes nodes"
 suite eevdf
-"$@" > /tmp/sched.log 2>&1 &
+# With --stats, an scxkit scheduler prints its totals at exit (its moves between nodes).
+"$@" --stats 5 > /tmp/sched.log 2>&1 &
 pid=$!
 wait_for 60 is_enabled || { echo "the scheduler did not load"; cat /tmp/sched.log; exit 1; }
 suite "$1"
 kill -INT "$pid"; wait "$pid"; rc=$?
-grep "totals:" /tmp/sched.log | sed 's/^/INFO /' | cut -c1-400
+grep "totals:" /tmp/sched.log | sed 's/^INFO *//; s/^/INFO /' | cut -c1-600
 is_enabled && { echo "the scheduler is still loaded"; exit 1; }
 exit $rc

@@ -28,7 +28,7 @@ pub struct Opts {
     pub fifo: bool,
 
     /// Let a waking task take an idle CPU of another domain whose utilization is under this,
-    /// in percent (0 turns direct greedy off). Default: 90.
+    /// in percent (0 turns direct greedy off).
     #[arg(long, value_name = "PCT", default_value_t = intf::RUSTY_GREEDY_UNDER_DEFAULT_PCT as u32,
           value_parser = clap::value_parser!(u32).range(0..=100))]
     pub direct_greedy_under: u32,
@@ -38,29 +38,29 @@ pub struct Opts {
     pub direct_greedy_numa: bool,
 
     /// Let an idle CPU steal from a domain of its node that has at least this many queued
-    /// tasks (0 turns stealing off). Default: 1.
+    /// tasks (0 turns stealing off).
     #[arg(long, value_name = "TASKS", default_value_t = intf::RUSTY_GREEDY_THRESHOLD_DEFAULT as u32,
           value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub greedy_threshold: u32,
 
     /// Let an idle CPU steal from a domain of another node that has at least this many queued
-    /// tasks. Default: 0 (cross-node stealing off).
+    /// tasks (0, the default, turns cross-node stealing off).
     #[arg(long, value_name = "TASKS", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub greedy_threshold_x_numa: u32,
 
     /// Wake an idle CPU of another domain whose utilization is under this, in percent, to
-    /// steal queued work when the home domain has no idle CPU (0 turns it off). Default: 90.
+    /// steal queued work when the home domain has no idle CPU (0 turns it off).
     #[arg(long, value_name = "PCT", default_value_t = intf::RUSTY_GREEDY_UNDER_DEFAULT_PCT as u32,
           value_parser = clap::value_parser!(u32).range(0..=100))]
     pub kick_greedy_under: u32,
 
     /// Half-life of the tasks' duty cycles and the domains' loads, in seconds
-    /// (0.001 to 10). Default: 1.
+    /// (0.001 to 10).
     #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
     pub load_half_life: f64,
 
-    /// Load balancing interval, in seconds (0.1 to 3600). Default: 2.
+    /// Load balancing interval, in seconds (0.1 to 3600).
     #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
     pub interval: f64,
 
@@ -69,16 +69,15 @@ pub struct Opts {
     pub no_load_balance: bool,
 
     /// Tuning interval (utilization, greedy domains, slice), in seconds (0.01 to 60).
-    /// Default: 0.1.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.1)]
     pub tune_interval: f64,
 
-    /// Time slice while the machine has spare CPU time, in microseconds. Default: 20000.
+    /// Time slice while the machine has spare CPU time, in microseconds.
     #[arg(long, value_name = "US", default_value_t = intf::RUSTY_SLICE_UNDERUTIL_DEFAULT_US as u64,
           value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
     pub slice_us_underutil: u64,
 
-    /// Time slice while every CPU is busy, in microseconds. Default: 1000.
+    /// Time slice while every CPU is busy, in microseconds.
     #[arg(long, value_name = "US", default_value_t = intf::RUSTY_SLICE_OVERUTIL_DEFAULT_US as u64,
           value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
     pub slice_us_overutil: u64,
