@@ -155,7 +155,7 @@ mod tests {
         name: "scx_test_monitor",
         required_kfuncs: &[],
         optional_kfuncs: &[],
-        metrics: DEFS,
+        metrics: &[DEFS],
         log_line: line,
     };
 
