@@ -91,6 +91,22 @@ else
     fail "the per-domain load spread falls" "from $s_first to $s_last: $first / $last"
 fi
 stop_workers; kill "$fenced"; wait "$fenced" 2>/dev/null
+# A task allowed on part of its home domain (CPUs 1-2, homed on domain 0 by its birth on
+# CPU 0) while CPU 1 has two tasks pinned to it and CPUs 2-3 are busy: it must still run
+# (found in review: it waited in its domain's queue until the watchdog ejected the scheduler).
+spawn_workers 2 1; pinned=$WORKERS
+spawn_workers 3 2,3; busy=$WORKERS
+taskset -c 0 sh -c 'taskset -p -c 1,2 $$ >/dev/null; while :; do :; done' & partial=$!
+sleep 2
+before=$(stat_field "$partial" 14)
+sleep 5
+ran=$(( $(stat_field "$partial" 14) - ${before:-0} ))
+if [ "$ran" -gt 0 ] && is_enabled && [ "$(sched_ops)" = rusty ]; then
+    pass "a task allowed on part of its home domain runs next to pinned tasks ($ran ticks in 5 s)"
+else
+    fail "a task allowed on part of its home domain runs" "utime '$ran' ticks, state $(sched_state); $(grep -i stall "$LOG" | head -n 2)"
+fi
+kill "$partial"; WORKERS="$pinned $busy"; stop_workers; wait "$partial" 2>/dev/null
 expect_hotplug_restart scx_rusty rusty "$LOG"
 if grep -q "  DOM\[03\] 0b01000000" "$LOG"; then
     pass "the restart after CPU 7 went offline built its domains without it"

@@ -36,7 +36,7 @@ pub static METRICS: &[MetricDef] = &[
     counter(DISPATCHED, &[("type", "home_idle")], "Waking tasks put on another idle CPU of the home domain."),
     counter(DISPATCHED, &[("type", "direct_greedy")], "Waking tasks put on an idle CPU of an underused domain of the same node."),
     counter(DISPATCHED, &[("type", "direct_greedy_xnuma")], "Waking tasks put on an idle CPU of an underused domain of another node (--direct-greedy-numa)."),
-    counter(DISPATCHED, &[("type", "pinned")], "Tasks allowed on one CPU, put on its local queue."),
+    counter(DISPATCHED, &[("type", "pinned")], "Tasks that could not migrate at the time, put on their CPU's local queue."),
     counter(DISPATCHED, &[("type", "queued")], "Tasks queued on their home domain's queue."),
     counter("taken_tasks_total", &[("from", "home")], "Tasks a CPU took from its own domain's queue."),
     counter("taken_tasks_total", &[("from", "node")], "Tasks a CPU stole from another domain of its node (--greedy-threshold)."),

@@ -39,7 +39,7 @@ enum rusty_stat_idx {
 	RUSTY_STAT_DIRECT_GREEDY,
 	/* select_cpu: an idle CPU of an underused domain of another node (--direct-greedy-numa). */
 	RUSTY_STAT_DIRECT_GREEDY_XNUMA,
-	/* enqueue: a task allowed on one CPU only, put on that CPU's local queue. */
+	/* enqueue: a task that may not migrate now, put on its CPU's local queue. */
 	RUSTY_STAT_PINNED,
 	/* enqueue: queued on its home domain's queue (or the global one, see fallbacks). */
 	RUSTY_STAT_QUEUED,

@@ -78,15 +78,15 @@ void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	refresh_home(p, tctx);
-	/* A task allowed on one CPU (per-CPU kthreads among them), or that may not migrate
-	 * now, has nowhere else to go: no other domain's CPU could take it from a queue. */
-	if (p->nr_cpus_allowed == 1 || migration_disabled(p)) {
-		s32 cpu = scx_bpf_task_cpu(p);
-
-		if (!migration_disabled(p) && !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
-			cpu = bpf_cpumask_any_distribute(p->cpus_ptr);
+	/* A task that may not leave its CPU now runs there. Tasks allowed on fewer CPUs (one,
+	 * or part of their home domain) are queued in their home domain like the others: put
+	 * on a CPU's local queue instead, they keep that CPU from ever consuming its domain's
+	 * queue, and a task there that only that CPU may run waits until the watchdog ejects
+	 * the scheduler (seen in review: a task allowed on CPUs 1-2, homed on CPUs 0-1, behind
+	 * two tasks pinned to CPU 1). */
+	if (migration_disabled(p)) {
 		scxk_count(&stats, RUSTY_STAT_PINNED);
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | scx_bpf_task_cpu(p), slice, enq_flags);
 		return;
 	}
 	queue_task(p, tctx, slice, enq_flags);
