@@ -63,15 +63,16 @@ impl LbJob<'_> {
         let mut tasks = balancer_tasks(&views, nr_doms, self.nr_online, shared.tuning.fully_utilized);
         let report = self.balancer.pass(&mut tasks);
         let moves: Vec<(i32, usize, usize)> = report.moves.iter().map(|m| (views[m.task].pid, m.to, m.depth)).collect();
-        for &(_, _, level) in &moves {
-            shared.decided[level - 1] += 1;
+        // The library counts each level's moves (index: level - 1).
+        for (level, &moved) in report.moved_per_level.iter().enumerate() {
+            shared.decided[level] += moved as u64;
+            if self.enabled {
+                shared.requested[level] += moved as u64;
+            }
         }
         if self.enabled {
             shared.expired += clear_requests(self.maps.requests)?;
             write_requests(self.maps.requests, &moves)?;
-            for &(_, _, level) in &moves {
-                shared.requested[level - 1] += 1;
-            }
             shared.lb_seq += 1;
             write_tune(self.maps.tune, &shared.tuning.to_input(shared.lb_seq))?;
         }

@@ -12,7 +12,6 @@
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/exit_info.bpf.h>
 #include "intf.h"
-#include <scxkit/ravg.h>
 
 /* Written by userspace before load; the defaults live in intf.h. */
 RODATA u32 nr_cpus = 1;
