@@ -2,7 +2,9 @@
 # Runs guest integration scenarios: builds the schedulers, boots each chosen kernel once per
 # scenario and reports PASS/FAIL lines.
 #   tests/guest.sh [--kernel SERIES]... [SCENARIO...]
-# Defaults: kernels 6.19 and 7.3 (oldest and newest), every tests/guest/*.sh.
+# Defaults: kernels 6.19 and 7.3 (oldest and newest), every tests/guest/*.sh. A scenario may
+# narrow the default kernels on a first-lines comment, e.g. "# kernels: 7.3" for a long one
+# whose loading the oldest series already proves elsewhere; --kernel runs it anyway.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernels=() scenarios=()
@@ -12,6 +14,7 @@ while [ $# -gt 0 ]; do
         *) scenarios+=("$1"); shift ;;
     esac
 done
+explicit_kernels=${#kernels[@]}
 [ ${#kernels[@]} -gt 0 ] || kernels=(6.19 7.3)
 [ ${#scenarios[@]} -gt 0 ] || scenarios=("$top"/tests/guest/*.sh)
 
@@ -47,11 +50,21 @@ retry_note() {
     esac
 }
 
-failed=0 summary=()
+# wanted_on SCENARIO KERNEL: whether the default run includes this pair.
+wanted_on() {
+    local only
+    [ "$explicit_kernels" -eq 0 ] || return 0
+    only=$(sed -n '1,5s/^# kernels: //p' "$1" | head -n 1)
+    [ -z "$only" ] || [[ " $only " == *" $2 "* ]]
+}
+
+failed=0 summary=() failures=()
 for kernel in "${kernels[@]}"; do
     for scenario in "${scenarios[@]}"; do
+        wanted_on "$scenario" "$kernel" || continue
         name="$(basename "$scenario" .sh) on $kernel"
         echo "==== $name"
+        started_s=$SECONDS
         log=$(mktemp)
         retries=0
         while :; do
@@ -77,14 +90,19 @@ for kernel in "${kernels[@]}"; do
             fi
             break
         done
+        took="$((SECONDS - started_s)) s"
         case $status in
-            ok) summary+=("ok     $name$(retry_note ok "$retries")") ;;
-            *) summary+=("FAILED $name$(retry_note FAILED "$retries")"); failed=1 ;;
+            ok) summary+=("ok     $name, $took$(retry_note ok "$retries")") ;;
+            *) summary+=("FAILED $name, $took$(retry_note FAILED "$retries")"); failed=1
+               # Repeated after the summary: the end of the output is what a CI page shows.
+               failures+=("$name:" "$(grep -aE '^(FAIL|PANIC)' "$log" | head -n 8)")
+               grep -aqE '^FAIL' "$log" || failures+=("$(tail -n 12 "$log")") ;;
         esac
         grep -aE '^(PASS|FAIL|SKIP|NOTE|ALL PASSED|[0-9]+ FAILED)' "$log" || echo "(no results: see the console below)"
         grep -aqE '^ALL PASSED' "$log" || tail -n 40 "$log"
         rm -f "$log"
     done
 done
-printf '%s\n' "==== summary" "${summary[@]}"
+printf '%s\n' "==== summary" "${summary[@]}" "total $((SECONDS / 60)) min $((SECONDS % 60)) s"
+[ ${#failures[@]} -eq 0 ] || printf '%s\n' "==== failures" "${failures[@]}"
 exit $failed

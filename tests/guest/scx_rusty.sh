@@ -1,4 +1,5 @@
 # vm: --cpus 8 --nodes 2 --tcg-threads single
+# kernels: 7.3
 # Guest integration test of scx_rusty on 8 CPUs in 2 NUMA nodes. QEMU gives each node one
 # LLC, so the four domains of the balancing checks (two per node) are given with -C.
 . /scxkit/lib.sh
