@@ -70,6 +70,15 @@ static __always_inline void scxk_set_slice(struct task_struct *p, u64 slice_ns)
 		p->scx.slice = slice_ns;
 }
 
+/* Whether p may not leave its CPU now. A BPF program runs with migration disabled (the
+ * trampoline does it), so when p is the task running this callback, one level is ours. */
+static __always_inline bool scxk_migration_disabled(const struct task_struct *p)
+{
+	if (p == bpf_get_current_task_btf())
+		return p->migration_disabled > 1;
+	return p->migration_disabled;
+}
+
 static __always_inline bool time_before(u64 a, u64 b) { return (s64)(a - b) < 0; }
 
 

@@ -56,14 +56,6 @@ s32 BPF_STRUCT_OPS(rusty_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	return cpu;
 }
 
-/* Whether p may not leave its CPU now. A BPF program runs with migration disabled (the
- * trampoline does it), so when p is the task running this callback, one level is ours. */
-static __always_inline bool migration_disabled(const struct task_struct *p)
-{
-	if (p == bpf_get_current_task_btf())
-		return p->migration_disabled > 1;
-	return p->migration_disabled;
-}
 
 void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 {
@@ -83,7 +75,7 @@ void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 	 * queue, and a task there that only that CPU may run waits until the watchdog ejects
 	 * the scheduler (seen in review: a task allowed on CPUs 1-2, homed on CPUs 0-1, behind
 	 * two tasks pinned to CPU 1). */
-	if (migration_disabled(p)) {
+	if (scxk_migration_disabled(p)) {
 		scxk_count(&stats, RUSTY_STAT_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | scx_bpf_task_cpu(p), slice, enq_flags);
 		return;

@@ -1,0 +1,128 @@
+/*
+ * The two ring buffers: tasks to userspace, decisions back. Decisions are applied in
+ * ops.dispatch, the only callback that may move a task BPF holds to any queue.
+ */
+#ifndef __USCHED_HANDOFF_BPF_H
+#define __USCHED_HANDOFF_BPF_H
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, USCHED_RING_BYTES);
+} to_user SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_USER_RINGBUF);
+	__uint(max_entries, USCHED_RING_BYTES);
+} from_user SEC(".maps");
+
+/* Hands p to userspace; false when there is no room (the caller queues it itself). */
+static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_flags)
+{
+	struct usched_task *msg;
+
+	if (!custody_add(p->pid, tctx->enq_seq))
+		return false;
+	msg = bpf_ringbuf_reserve(&to_user, sizeof(*msg), 0);
+	if (!msg)
+		return false;
+	msg->pid = p->pid;
+	msg->prev_cpu = scx_bpf_task_cpu(p);
+	msg->nr_cpus_allowed = p->nr_cpus_allowed;
+	msg->weight = p->scx.weight;
+	msg->enq_seq = tctx->enq_seq;
+	msg->enq_flags = enq_flags;
+	msg->run_ns = tctx->run_ns;
+	msg->runtime_since_sleep_ns = tctx->since_sleep_ns;
+	msg->nvcsw = tctx->nvcsw;
+	msg->flags = 0;
+	tctx->run_ns = 0;
+	tctx->custody_seq = tctx->enq_seq;
+	bpf_ringbuf_submit(msg, 0);
+	__sync_fetch_and_add(&nr_sent, 1);
+	scxk_count(&stats, USCHED_STAT_SENT);
+	return true;
+}
+
+/* Wakes the policy when a CPU has nothing to run while it holds tasks: a message that
+ * carries no task. One at a time: userspace clears nudge_pending when it reads it. */
+static void nudge_user(void)
+{
+	struct usched_task *msg;
+
+	if (!user_held || nudge_pending)
+		return;
+	msg = bpf_ringbuf_reserve(&to_user, sizeof(*msg), 0);
+	if (!msg)
+		return;
+	__builtin_memset(msg, 0, sizeof(*msg));
+	msg->flags = USCHED_MSG_NUDGE;
+	nudge_pending = 1;
+	bpf_ringbuf_submit(msg, 0);
+}
+
+/* An idle CPU p may use, claimed, or -1. */
+static s32 claim_idle_cpu(struct task_struct *p)
+{
+	if (!scx_bpf_pick_idle_cpu_usable())
+		return -1;
+	return scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+}
+
+static void apply_decision(const struct usched_decision *d)
+{
+	struct task_struct *p = custody_task(d->pid, d->enq_seq);
+	struct task_ctx *tctx;
+	s32 cpu = d->cpu;
+
+	if (!p) {
+		scxk_count(&stats, USCHED_STAT_CANCELLED);
+		return;
+	}
+	tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+	if (tctx)
+		tctx->custody_seq = 0;
+	if (cpu != USCHED_ANY_CPU && (cpu < 0 || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))) {
+		scxk_count(&stats, USCHED_STAT_REPLACED);
+		cpu = USCHED_ANY_CPU;
+	}
+	/* A task preempted with migration disabled can only go back to its CPU. */
+	if (scxk_migration_disabled(p))
+		cpu = scx_bpf_task_cpu(p);
+	else if (cpu == USCHED_ANY_CPU)
+		cpu = claim_idle_cpu(p);
+	if (cpu >= 0)
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, d->slice_ns, 0);
+	else if (scx_bpf_create_dsq_usable())
+		scx_bpf_dsq_insert_vtime(p, shared_dsq(), d->slice_ns, d->vtime, 0);
+	else
+		scx_bpf_dsq_insert(p, shared_dsq(), d->slice_ns, 0);
+	scxk_count(&stats, USCHED_STAT_USER);
+	bpf_task_release(p);
+}
+
+struct drain_ctx {
+	u32 applied;
+};
+
+static long drain_one(struct bpf_dynptr *dynptr, void *ctx)
+{
+	struct drain_ctx *dc = ctx;
+	struct usched_decision d;
+
+	if (bpf_dynptr_read(&d, sizeof(d), dynptr, 0, 0))
+		return 1;
+	apply_decision(&d);
+	dc->applied++;
+	return dc->applied >= USCHED_DISPATCH_BATCH;
+}
+
+/* Applies up to one batch of decisions; returns how many. */
+static u32 drain_decisions(void)
+{
+	struct drain_ctx dc = { .applied = 0 };
+
+	bpf_user_ringbuf_drain(&from_user, drain_one, &dc, 0);
+	return dc.applied;
+}
+
+#endif /* __USCHED_HANDOFF_BPF_H */

@@ -1,0 +1,92 @@
+/*
+ * The userspace-scheduling framework: the one definition of what its BPF part and its Rust
+ * part exchange (the messages of the two ring buffers, counters, constants).
+ */
+#ifndef __SCXK_USCHED_INTF_H
+#define __SCXK_USCHED_INTF_H
+
+#include <scxkit/types.h>
+
+enum usched_consts {
+	/* Decisions for "any CPU" wait here, ordered by the vtime the policy gave. */
+	USCHED_SHARED_DSQ = 0,
+	/* Tasks BPF schedules itself (reclaim threads, congestion, fallback), FIFO. */
+	USCHED_KERNEL_DSQ = 1,
+	/* A decision's cpu field for "any CPU the task may use". */
+	USCHED_ANY_CPU = -1,
+	/* Bytes of each ring buffer (a power of two, a multiple of the page size). */
+	USCHED_RING_BYTES = 1 << 20,
+	/* Tasks BPF remembers as handed to userspace, for the fallback to find them. */
+	USCHED_CUSTODY_MAX = 16384,
+	/* Tasks moved per ops.dispatch call: under the kernel's default batch of 32. */
+	USCHED_DISPATCH_BATCH = 24,
+	/* Defaults of the framework's options. */
+	USCHED_FALLBACK_AFTER_MS_DEFAULT = 500,
+	USCHED_FALLBACK_SLICE_US = 5000,
+	/* The policy process and its direct dispatches run with this slice. */
+	USCHED_SELF_SLICE_US = 20000,
+	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */
+	USCHED_WATCH_INTERVAL_MS = 50,
+	/* Weight of a nice-0 task in sched_ext (p->scx.weight). */
+	USCHED_WEIGHT_NICE0 = 100,
+	/* usched_task.flags: not a task, only a wake-up call for the policy (it holds tasks
+	 * while a CPU went idle). */
+	USCHED_MSG_NUDGE = 1,
+};
+
+/* Kernel to userspace: a task that needs a decision. */
+struct usched_task {
+	s32 pid;
+	/* The CPU it last ran on. */
+	s32 prev_cpu;
+	u32 nr_cpus_allowed;
+	/* p->scx.weight: 100 for nice 0. */
+	u32 weight;
+	/* Which enqueue this is: a decision must quote it, a later enqueue makes it stale. */
+	u64 enq_seq;
+	u64 enq_flags;
+	/* Time it ran since its previous hand-over, ns. */
+	u64 run_ns;
+	/* Time it ran since it last slept (went to sleep of its own accord), ns. */
+	u64 runtime_since_sleep_ns;
+	/* Voluntary context switches: times it stopped while not runnable. */
+	u64 nvcsw;
+	u64 flags;
+};
+
+/* Userspace to kernel: where and how a task runs. */
+struct usched_decision {
+	s32 pid;
+	/* A CPU, or USCHED_ANY_CPU. */
+	s32 cpu;
+	u64 enq_seq;
+	u64 slice_ns;
+	u64 vtime;
+};
+
+/* Per-CPU counters, indexes into the `stats` map. */
+enum usched_stat_idx {
+	/* Tasks handed to userspace. */
+	USCHED_STAT_SENT,
+	/* Dispatched as userspace decided. */
+	USCHED_STAT_USER,
+	/* Dispatched by BPF: woke up on an idle CPU while userspace held no task. */
+	USCHED_STAT_IDLE,
+	/* Dispatched by BPF: per-CPU kernel threads and memory-reclaim threads. */
+	USCHED_STAT_KTHREAD,
+	/* Dispatched by BPF: the policy process itself. */
+	USCHED_STAT_SELF,
+	/* Dispatched by BPF: the ring buffer to userspace was full. */
+	USCHED_STAT_CONGESTION,
+	/* Dispatched by BPF while the policy process was silent. */
+	USCHED_STAT_FALLBACK,
+	/* Decisions dropped: the task was enqueued again, or is gone, since it was sent. */
+	USCHED_STAT_CANCELLED,
+	/* Decisions whose CPU the task may not use: sent to any CPU instead. */
+	USCHED_STAT_REPLACED,
+	/* 1 while the CPU runs a task of this scheduler (summed: tasks running). */
+	USCHED_STAT_RUNNING,
+	USCHED_NR_STATS,
+};
+
+#endif /* __SCXK_USCHED_INTF_H */

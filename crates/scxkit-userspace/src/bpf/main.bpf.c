@@ -1,0 +1,206 @@
+/*
+ * The generic BPF part of a scheduler whose policy runs in userspace (scxkit-userspace).
+ *
+ * A task that needs a CPU is handed to the policy process through a ring buffer; the
+ * policy's decisions (CPU or any, slice, vtime) come back through a user ring buffer and are
+ * applied in ops.dispatch. BPF dispatches a few tasks itself: the policy process (first,
+ * always), per-CPU kernel threads and memory-reclaim threads (they must not wait for a
+ * process that may itself wait for memory), wakeups on an idle CPU while userspace holds
+ * nothing, and every task when the ring buffer is full (congestion).
+ *
+ * If the policy's heartbeat stops (SIGSTOP, a debugger, a stall) for fallback_after_ns,
+ * BPF schedules on its own, FIFO, until it beats again: the tasks already handed over are
+ * found through the custody FIFO (custody.bpf.h). A killed policy process needs nothing
+ * here: its exit closes the struct_ops link and the kernel goes back to its own scheduler.
+ */
+#include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
+#include <scxkit/exit_info.bpf.h>
+#include "intf.h"
+#include "state.bpf.h"
+#include "custody.bpf.h"
+#include "handoff.bpf.h"
+
+#define CLOCK_MONOTONIC 1
+
+struct watch_timer {
+	struct bpf_timer timer;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct watch_timer);
+} watch_timer SEC(".maps");
+
+static __always_inline bool comm_starts_with(const struct task_struct *p, const char *prefix, u32 len)
+{
+	u32 i;
+
+#pragma unroll
+	for (i = 0; i < len; i++)
+		if (p->comm[i] != prefix[i])
+			return false;
+	return true;
+}
+
+/* Threads BPF dispatches directly: bound to one CPU, or reclaiming memory. */
+static __always_inline bool is_percpu_kthread(const struct task_struct *p)
+{
+	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1;
+}
+
+static __always_inline bool is_reclaim_kthread(const struct task_struct *p)
+{
+	if (!(p->flags & PF_KTHREAD))
+		return false;
+	return comm_starts_with(p, "kswapd", 6) || comm_starts_with(p, "kcompactd", 9) ||
+	       comm_starts_with(p, "khugepaged", 10);
+}
+
+s32 BPF_STRUCT_OPS(usched_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	bool is_idle = false;
+	s32 cpu;
+
+	if (p->pid == policy_tid)
+		return prev_cpu;
+	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
+	if (is_idle && idle_bypass && user_backlog() == 0) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, USCHED_SELF_SLICE_US * 1000ULL, 0);
+		scxk_count(&stats, USCHED_STAT_IDLE);
+	}
+	return cpu;
+}
+
+void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
+	if (tctx)
+		tctx->enq_seq++;
+	if (p->pid == policy_tid) {
+		/* Ahead of everything on its CPU: every other task waits for its decisions. */
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, USCHED_SELF_SLICE_US * 1000ULL,
+				   enq_flags | SCX_ENQ_HEAD | SCX_ENQ_PREEMPT);
+		scxk_count(&stats, USCHED_STAT_SELF);
+	} else if (is_percpu_kthread(p)) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, fallback_slice_ns, enq_flags);
+		scxk_count(&stats, USCHED_STAT_KTHREAD);
+	} else if (is_reclaim_kthread(p)) {
+		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, enq_flags);
+		scxk_count(&stats, USCHED_STAT_KTHREAD);
+	} else if (!tctx || fallback_active(bpf_ktime_get_ns())) {
+		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, enq_flags);
+		scxk_count(&stats, USCHED_STAT_FALLBACK);
+	} else if (!send_to_user(p, tctx, enq_flags)) {
+		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, enq_flags);
+		scxk_count(&stats, USCHED_STAT_CONGESTION);
+	}
+}
+
+void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
+{
+	if (fallback_active(bpf_ktime_get_ns()))
+		custody_sweep();
+	else
+		drain_decisions();
+	if (scx_bpf_create_dsq_usable()) {
+		if (scx_bpf_dsq_move_to_local(USCHED_KERNEL_DSQ))
+			return;
+		if (scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ))
+			return;
+	}
+	nudge_user();
+}
+
+void BPF_STRUCT_OPS(usched_dequeue, struct task_struct *p, u64 deq_flags)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	/* Out of BPF's hands: a decision still on its way is stale. */
+	if (tctx)
+		tctx->custody_seq = 0;
+}
+
+void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	stat_set(USCHED_STAT_RUNNING, 1);
+	if (tctx)
+		tctx->started_ns = bpf_ktime_get_ns();
+}
+
+void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+	u64 ran_ns;
+
+	stat_set(USCHED_STAT_RUNNING, 0);
+	if (!tctx || !tctx->started_ns)
+		return;
+	ran_ns = bpf_ktime_get_ns() - tctx->started_ns;
+	tctx->run_ns += ran_ns;
+	tctx->since_sleep_ns += ran_ns;
+	/* Stopping while not runnable: it went to sleep of its own accord. */
+	if (!runnable) {
+		tctx->nvcsw++;
+		tctx->since_sleep_ns = 0;
+	}
+}
+
+/* While the policy is silent, idle CPUs are woken now and then to take the tasks it held
+ * (a CPU only looks for work in ops.dispatch, and an idle one does not call it). */
+static int watch_fire(void *map, int *key, struct bpf_timer *timer)
+{
+	s32 cpu;
+
+	if (fallback_active(bpf_ktime_get_ns()) && scx_bpf_kick_cpu_usable()) {
+		bpf_for(cpu, 0, scx_bpf_nr_cpu_ids())
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	}
+	bpf_timer_start(timer, USCHED_WATCH_INTERVAL_MS * 1000000ULL, 0);
+	return 0;
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
+{
+	u32 zero = 0;
+	struct watch_timer *w;
+	s32 err;
+
+	if (scx_bpf_create_dsq_usable()) {
+		err = scx_bpf_create_dsq(USCHED_SHARED_DSQ, -1);
+		if (err)
+			return err;
+		err = scx_bpf_create_dsq(USCHED_KERNEL_DSQ, -1);
+		if (err)
+			return err;
+	}
+	w = bpf_map_lookup_elem(&watch_timer, &zero);
+	if (!w)
+		return -ENOENT;
+	bpf_timer_init(&w->timer, &watch_timer, CLOCK_MONOTONIC);
+	bpf_timer_set_callback(&w->timer, watch_fire);
+	return bpf_timer_start(&w->timer, USCHED_WATCH_INTERVAL_MS * 1000000ULL, 0);
+}
+
+void BPF_STRUCT_OPS(usched_exit, struct scx_exit_info *ei)
+{
+	scxk_record_exit(ei);
+}
+
+SEC(".struct_ops.link")
+struct sched_ext_ops usched_ops = {
+	.select_cpu = (void *)usched_select_cpu,
+	.enqueue = (void *)usched_enqueue,
+	.dispatch = (void *)usched_dispatch,
+	.dequeue = (void *)usched_dequeue,
+	.running = (void *)usched_running,
+	.stopping = (void *)usched_stopping,
+	.init = (void *)usched_init,
+	.exit = (void *)usched_exit,
+	.name = "usched",
+};

@@ -1,0 +1,110 @@
+/*
+ * The framework's shared state: per-task context, counters, the policy process's heartbeat
+ * and the fallback that takes over when that heartbeat stops.
+ */
+#ifndef __USCHED_STATE_BPF_H
+#define __USCHED_STATE_BPF_H
+
+/* Set by userspace before load. */
+RODATA s32 policy_tid;			/* the thread that runs the policy's loop */
+RODATA u64 fallback_after_ns = USCHED_FALLBACK_AFTER_MS_DEFAULT * 1000000ULL;
+RODATA u64 fallback_slice_ns = USCHED_FALLBACK_SLICE_US * 1000ULL;
+RODATA bool idle_bypass = true;		/* wakeups on an idle CPU skip userspace when it holds nothing */
+
+/* Written by the policy process through the mmap'ed .bss; plain loads and stores. */
+volatile u64 user_heartbeat;	/* +1 on every turn of its loop (at least every 100 ms) */
+volatile u64 user_received;	/* messages it has taken from the ring buffer */
+volatile u64 user_held;		/* tasks it holds, not yet dispatched */
+volatile u64 nudge_pending;	/* set here when a nudge is sent, cleared by userspace */
+
+/* BPF's own. */
+u64 nr_sent;			/* messages sent (tasks handed over) */
+u64 heartbeat_seen;		/* the last heartbeat value seen, and when it changed */
+u64 heartbeat_seen_ns;
+u64 fallback_since_ns;		/* non-zero while BPF schedules on its own */
+u64 fallback_total_ns;		/* time spent in fallback, ended periods */
+u64 fallback_entries;
+
+struct task_ctx {
+	/* Bumped by every ops.enqueue: a decision quoting an older value is stale. */
+	u64 enq_seq;
+	/* The enq_seq of the hand-over userspace has yet to decide on, or 0. */
+	u64 custody_seq;
+	u64 started_ns;
+	u64 run_ns;
+	u64 since_sleep_ns;
+	u64 nvcsw;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_ctx);
+} task_ctxs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, USCHED_NR_STATS);
+	__type(key, u32);
+	__type(value, u64);
+} stats SEC(".maps");
+
+static __always_inline struct task_ctx *task_ctx(struct task_struct *p)
+{
+	return bpf_task_storage_get(&task_ctxs, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+static __always_inline void stat_set(u32 idx, u64 value)
+{
+	u64 *slot = bpf_map_lookup_elem(&stats, &idx);
+
+	if (slot)
+		*slot = value;
+}
+
+/* On builds without user queues (see kfuncs.bpf.h) both queues are the built-in global one. */
+static __always_inline u64 shared_dsq(void)
+{
+	return scx_bpf_create_dsq_usable() ? USCHED_SHARED_DSQ : SCX_DSQ_GLOBAL;
+}
+
+static __always_inline u64 kernel_dsq(void)
+{
+	return scx_bpf_create_dsq_usable() ? USCHED_KERNEL_DSQ : SCX_DSQ_GLOBAL;
+}
+
+/* Tasks sent and not yet taken, plus those the policy holds. */
+static __always_inline u64 user_backlog(void)
+{
+	return nr_sent - user_received + user_held;
+}
+
+/*
+ * Whether BPF schedules on its own now: the policy's heartbeat has not moved for
+ * fallback_after_ns (stopped, traced, stalled). It ends at the first heartbeat that moves;
+ * the time in between is added to fallback_total_ns.
+ */
+static bool fallback_active(u64 now)
+{
+	u64 beat = user_heartbeat, since;
+
+	if (beat != heartbeat_seen) {
+		heartbeat_seen = beat;
+		heartbeat_seen_ns = now;
+		since = fallback_since_ns;
+		if (since && __sync_bool_compare_and_swap(&fallback_since_ns, since, 0))
+			__sync_fetch_and_add(&fallback_total_ns, now - since);
+		return false;
+	}
+	if (fallback_since_ns)
+		return true;
+	if (heartbeat_seen_ns && now - heartbeat_seen_ns > fallback_after_ns) {
+		if (__sync_bool_compare_and_swap(&fallback_since_ns, 0, now))
+			__sync_fetch_and_add(&fallback_entries, 1);
+		return true;
+	}
+	return false;
+}
+
+#endif /* __USCHED_STATE_BPF_H */

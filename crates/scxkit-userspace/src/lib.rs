@@ -1,0 +1,74 @@
+//! scxkit-userspace: a framework for sched_ext schedulers whose policy runs in an ordinary
+//! Rust process.
+//!
+//! The framework owns a small generic BPF part (src/bpf/): it hands each task that needs a
+//! CPU to the policy through a ring buffer (pid, previous CPU, allowed CPUs, weight, time it
+//! ran, voluntary switches, enqueue flags) and applies the decisions that come back (CPU or
+//! any, slice, vtime). It dispatches a few tasks itself: the policy process first of all,
+//! per-CPU kernel threads and memory-reclaim threads, wakeups on an idle CPU while the
+//! policy holds nothing, and every task when the ring buffer is full. If the policy process
+//! stops answering (SIGSTOP, a debugger, a stall), BPF schedules on its own, FIFO, until it
+//! is back; if it is killed, the kernel goes back to its default scheduler.
+//!
+//! A scheduler is a [`Policy`] and a `main`:
+//!
+//! ```ignore
+//! let opts = Opts::parse(); // with `#[command(flatten)] framework: FrameworkOpts`
+//! scxkit_userspace::run("scx_mine", &opts.framework, |topology| Ok(MyPolicy::new(topology)))
+//! ```
+//!
+//! The runtime (scxkit-bpf) does the rest: checks before loading, statistics (log line,
+//! Prometheus, StatsD, `--monitor`), signals, restarts on CPU hotplug (with a new policy).
+
+scxkit_bpf::scheduler_modules!();
+pub mod memory;
+mod opts;
+mod policy;
+mod session;
+pub mod stats;
+
+pub use opts::FrameworkOpts;
+pub use policy::{Decision, Dispatcher, Policy, QueuedTask, Target};
+
+use anyhow::Result;
+use scxkit::metrics::MetricDef;
+use scxkit::Topology;
+use scxkit_bpf::SchedulerSpec;
+
+const REQUIRED_KFUNCS: &[&str] = &[
+    "scx_bpf_select_cpu_dfl",
+    "scx_bpf_dsq_insert",
+    "scx_bpf_dsq_insert_vtime",
+    "scx_bpf_dsq_move_to_local",
+    "scx_bpf_task_cpu",
+];
+
+const OPTIONAL_KFUNCS: &[(&str, &str)] = &[
+    ("scx_bpf_create_dsq", "decisions for any CPU wait in the built-in global FIFO, not in the policy's vtime order"),
+    ("scx_bpf_pick_idle_cpu", "a decision for any CPU waits for the next CPU to look for work, not for an idle one"),
+    ("scx_bpf_kick_cpu", "in fallback, idle CPUs take the tasks the policy held only when they wake up by themselves"),
+];
+
+static METRIC_SETS: &[&[MetricDef]] = &[stats::METRICS];
+
+/// Runs the scheduler `name` with the policy `make_policy` builds for each attempt (again
+/// after a CPU hotplug, from the new topology). Returns when a signal stopped it; any other
+/// end is an error.
+pub fn run<P: Policy>(name: &'static str, opts: &FrameworkOpts, mut make_policy: impl FnMut(&Topology) -> Result<P>) -> Result<()> {
+    let spec: &'static SchedulerSpec = Box::leak(Box::new(SchedulerSpec {
+        name,
+        required_kfuncs: REQUIRED_KFUNCS,
+        optional_kfuncs: OPTIONAL_KFUNCS,
+        metrics: METRIC_SETS,
+        log_line: stats::log_line,
+    }));
+    let mut resident = false;
+    scxkit_bpf::run(spec, &opts.common, |attempt| {
+        if !resident {
+            memory::keep_resident();
+            resident = true;
+        }
+        let mut policy = make_policy(attempt.topology())?;
+        session::run_once(name, opts, &mut policy, attempt)
+    })
+}

@@ -1,0 +1,52 @@
+//! Keeps the policy loop free of page faults, and measures what it costs: the process's
+//! memory is locked (nothing is paged out, and every later mapping is populated when it is
+//! made), and freed heap is kept for reuse instead of being returned to the system.
+
+use log::warn;
+
+/// Locks the process's memory and tunes the allocator; a failure is logged, not fatal (the
+/// policy still works, it may fault).
+pub fn keep_resident() {
+    // SAFETY: plain libc calls with constant arguments.
+    unsafe {
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+        libc::mallopt(libc::M_MMAP_MAX, 0);
+        if libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) != 0 {
+            warn!("locking the policy's memory failed ({}): its loop may page-fault", std::io::Error::last_os_error());
+        }
+    }
+}
+
+/// What the process has used so far: page faults (minor and major) and CPU seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    pub page_faults: u64,
+    pub cpu_s: f64,
+}
+
+pub fn usage() -> Usage {
+    // SAFETY: getrusage fills the struct it is given.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    let seconds = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    Usage { page_faults: (ru.ru_minflt + ru.ru_majflt) as u64, cpu_s: seconds(ru.ru_utime) + seconds(ru.ru_stime) }
+}
+
+/// The kernel's monotonic clock in ns: the clock of bpf_ktime_get_ns().
+pub fn monotonic_ns() -> u64 {
+    // SAFETY: clock_gettime fills the struct it is given.
+    let ts = unsafe {
+        let mut ts: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+        ts
+    };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+pub fn gettid() -> i32 {
+    // SAFETY: no arguments, cannot fail.
+    unsafe { libc::gettid() }
+}

@@ -1,0 +1,160 @@
+//! What a policy sees and does: the tasks handed over, and the decisions it sends back.
+
+use crate::intf;
+use libbpf_rs::UserRingBuffer;
+
+/// A task the kernel handed to the policy: it runs nowhere until the policy dispatches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueuedTask {
+    pub pid: i32,
+    /// The CPU it last ran on.
+    pub prev_cpu: i32,
+    pub nr_cpus_allowed: u32,
+    /// Scheduling weight: 100 for nice 0, more for lower nice values.
+    pub weight: u32,
+    /// The `SCX_ENQ_*` flags of this enqueue.
+    pub enq_flags: u64,
+    /// Time it ran since it was last handed over, in ns: what to charge it.
+    pub run_ns: u64,
+    /// Time it ran since it last went to sleep of its own accord, in ns.
+    pub runtime_since_sleep_ns: u64,
+    /// Voluntary context switches so far (times it stopped to sleep).
+    pub nvcsw: u64,
+    /// Which hand-over this is: the decision quotes it, so a stale one is cancelled.
+    enq_seq: u64,
+}
+
+impl QueuedTask {
+    /// A task with the given fields, as the kernel would hand it over; for policies' tests.
+    pub fn new(pid: i32, weight: u32, run_ns: u64, nvcsw: u64) -> QueuedTask {
+        QueuedTask {
+            pid,
+            prev_cpu: 0,
+            nr_cpus_allowed: 1,
+            weight,
+            enq_flags: 0,
+            run_ns,
+            runtime_since_sleep_ns: run_ns,
+            nvcsw,
+            enq_seq: 1,
+        }
+    }
+
+    /// Decodes one message of the kernel's ring buffer; None for a wake-up call (a nudge)
+    /// or a message of the wrong size.
+    pub(crate) fn decode(bytes: &[u8]) -> Option<QueuedTask> {
+        if bytes.len() < std::mem::size_of::<intf::usched_task>() {
+            return None;
+        }
+        // SAFETY: the size is checked above; the struct is plain integers, any bits valid.
+        let msg: intf::usched_task = unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast()) };
+        if msg.flags & intf::USCHED_MSG_NUDGE as u64 != 0 {
+            return None;
+        }
+        Some(QueuedTask {
+            pid: msg.pid,
+            prev_cpu: msg.prev_cpu,
+            nr_cpus_allowed: msg.nr_cpus_allowed,
+            weight: msg.weight,
+            enq_flags: msg.enq_flags,
+            run_ns: msg.run_ns,
+            runtime_since_sleep_ns: msg.runtime_since_sleep_ns,
+            nvcsw: msg.nvcsw,
+            enq_seq: msg.enq_seq,
+        })
+    }
+}
+
+/// Where a dispatched task runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// An idle CPU it may use if there is one, else the first CPU free, in vtime order.
+    AnyCpu,
+    /// That CPU's own queue. A CPU the task may not use is replaced by `AnyCpu` (counted).
+    Cpu(i32),
+}
+
+/// What the policy decided for one task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub target: Target,
+    pub slice_ns: u64,
+    /// Order among the tasks waiting for any CPU: smaller runs first.
+    pub vtime: u64,
+}
+
+/// A scheduling policy: receives the tasks the kernel hands over and dispatches them.
+///
+/// Called from one thread, the policy loop, which must not block: the whole system waits
+/// for its decisions. Allocate up front (or reuse), so the loop does not page-fault.
+pub trait Policy {
+    /// A task that needs a CPU. Keep it until you dispatch it.
+    fn enqueue(&mut self, task: QueuedTask);
+
+    /// Dispatch the tasks that should run now through `out`; return how many you still
+    /// hold. Called after every batch of enqueues, and when a CPU has gone idle while you
+    /// held tasks.
+    fn dispatch(&mut self, out: &mut Dispatcher) -> usize;
+}
+
+/// Sends decisions to the kernel (a user ring buffer, read in ops.dispatch).
+pub struct Dispatcher<'a> {
+    ring: Option<&'a UserRingBuffer>,
+    nr_cpus: usize,
+    sent: Vec<intf::usched_decision>,
+}
+
+impl<'a> Dispatcher<'a> {
+    pub(crate) fn new(ring: &'a UserRingBuffer, nr_cpus: usize) -> Dispatcher<'a> {
+        Dispatcher { ring: Some(ring), nr_cpus, sent: Vec::new() }
+    }
+
+    /// A dispatcher that records decisions instead of sending them: for policies' tests.
+    pub fn recording(nr_cpus: usize) -> Dispatcher<'static> {
+        Dispatcher { ring: None, nr_cpus, sent: Vec::new() }
+    }
+
+    /// The CPUs online when this attempt started.
+    pub fn nr_cpus(&self) -> usize {
+        self.nr_cpus
+    }
+
+    /// Sends one decision. False when the ring buffer is full: keep the task and try again
+    /// at the next call.
+    pub fn dispatch(&mut self, task: &QueuedTask, decision: Decision) -> bool {
+        let msg = intf::usched_decision {
+            pid: task.pid,
+            cpu: match decision.target {
+                Target::AnyCpu => intf::USCHED_ANY_CPU,
+                Target::Cpu(cpu) => cpu,
+            },
+            enq_seq: task.enq_seq,
+            slice_ns: decision.slice_ns,
+            vtime: decision.vtime,
+        };
+        let Some(ring) = self.ring else {
+            self.sent.push(msg);
+            return true;
+        };
+        let Ok(mut sample) = ring.reserve(std::mem::size_of_val(&msg)) else {
+            return false;
+        };
+        // SAFETY: plain integers, copied as bytes into a sample of exactly their size.
+        let bytes = unsafe {
+            std::slice::from_raw_parts((&msg as *const intf::usched_decision).cast::<u8>(), std::mem::size_of_val(&msg))
+        };
+        sample.copy_from_slice(bytes);
+        ring.submit(sample).is_ok()
+    }
+
+    /// The decisions a recording dispatcher took, as (pid, target, slice_ns, vtime).
+    pub fn recorded(&self) -> Vec<(i32, Target, u64, u64)> {
+        self.sent
+            .iter()
+            .map(|d| {
+                let target = if d.cpu == intf::USCHED_ANY_CPU { Target::AnyCpu } else { Target::Cpu(d.cpu) };
+                (d.pid, target, d.slice_ns, d.vtime)
+            })
+            .collect()
+    }
+}

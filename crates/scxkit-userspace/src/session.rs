@@ -1,0 +1,111 @@
+//! One attempt of a userspace-policy scheduler: load the framework's BPF part, attach, then
+//! run the policy loop until the runtime says stop.
+
+use crate::bpf_skel::{types, MainSkelBuilder};
+use crate::memory::{gettid, monotonic_ns, usage};
+use crate::policy::{Dispatcher, Policy, QueuedTask};
+use crate::stats::{self, BssReading};
+use crate::{intf, FrameworkOpts};
+use anyhow::{Context, Result};
+use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
+use libbpf_rs::{RingBufferBuilder, UserRingBuffer};
+use scxkit::metrics::static_layout;
+use scxkit_bpf::{Attempt, ExitInfo, Jobs, Stats};
+use std::cell::RefCell;
+use std::mem::MaybeUninit;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// The longest the loop sleeps: its heartbeat must move well within the fallback delay.
+const MAX_POLL: Duration = Duration::from_millis(100);
+/// Messages the kernel's ring buffer can hold at most: the inbox never grows past this.
+const INBOX_CAPACITY: usize = intf::USCHED_RING_BYTES as usize / std::mem::size_of::<intf::usched_task>();
+
+/// The .bss fields the policy loop writes, through the mapping shared with the kernel.
+struct SharedState(*mut types::bss);
+
+impl SharedState {
+    fn write(&self, field: impl FnOnce(&mut types::bss) -> &mut u64, value: u64) {
+        // SAFETY: the pointer is the skeleton's mmap'ed .bss, alive for the whole attempt;
+        // each field is a naturally aligned u64, written whole.
+        unsafe { std::ptr::write_volatile(field(&mut *self.0), value) }
+    }
+
+    fn read(&self) -> BssReading {
+        // SAFETY: as above; plain loads of u64 fields BPF updates concurrently.
+        let bss = unsafe { std::ptr::read_volatile(self.0) };
+        BssReading {
+            nr_sent: bss.nr_sent,
+            user_received: bss.user_received,
+            user_held: bss.user_held,
+            fallback_total_ns: bss.fallback_total_ns,
+            fallback_since_ns: bss.fallback_since_ns,
+            fallback_entries: bss.fallback_entries,
+        }
+    }
+}
+
+/// The ops name shown in /sys/kernel/sched_ext/root/ops: the scheduler's, without "scx_".
+fn ops_name(name: &str) -> [std::ffi::c_char; 128] {
+    let mut out = [0 as std::ffi::c_char; 128];
+    for (slot, byte) in out.iter_mut().zip(name.trim_start_matches("scx_").bytes().take(127)) {
+        *slot = byte as std::ffi::c_char;
+    }
+    out
+}
+
+pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attempt: &mut Attempt) -> Result<ExitInfo> {
+    let nr_cpus = attempt.topology().nr_online();
+    let mut storage = MaybeUninit::uninit();
+    let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the framework's BPF object")?;
+    scxkit_bpf::prepare_ops!(attempt, open.struct_ops.usched_ops_mut(), open.open_object_mut())?;
+    open.struct_ops.usched_ops_mut().name = ops_name(name);
+    let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
+    rodata.policy_tid = gettid();
+    rodata.fallback_after_ns = opts.fallback_after_ms * 1_000_000;
+    rodata.idle_bypass = !opts.full_user;
+    let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
+    let shared = SharedState(skel.maps.bss_data.as_deref_mut().context("no .bss")? as *mut types::bss);
+    shared.write(|b| &mut b.user_heartbeat, 1);
+    let link = skel.maps.usched_ops.attach_struct_ops().context("attaching the scheduler")?;
+
+    let inbox: Rc<RefCell<Vec<QueuedTask>>> = Rc::new(RefCell::new(Vec::with_capacity(INBOX_CAPACITY)));
+    let mut builder = RingBufferBuilder::new();
+    let sink = inbox.clone();
+    let messages = Rc::new(std::cell::Cell::new(0u64));
+    let counted = messages.clone();
+    builder.add(&skel.maps.to_user, move |bytes: &[u8]| {
+        counted.set(counted.get() + 1);
+        if let Some(task) = QueuedTask::decode(bytes) {
+            sink.borrow_mut().push(task);
+        }
+        0
+    })?;
+    let ring = builder.build().context("opening the ring buffer to userspace")?;
+    let user_ring = UserRingBuffer::new(&skel.maps.from_user).context("opening the ring buffer from userspace")?;
+
+    let stats = Stats::new(static_layout(stats::METRICS), || {
+        let counters = scxkit_bpf::maps::percpu_u64_sums(&skel.maps.stats, intf::USCHED_NR_STATS)?;
+        Ok(stats::values(&counters, &shared.read(), usage(), monotonic_ns()))
+    });
+    let mut heartbeat = 1u64;
+    let mut received = 0u64;
+    let mut batch: Vec<QueuedTask> = Vec::with_capacity(INBOX_CAPACITY);
+    let step = |wait: Duration| -> Result<()> {
+        ring.poll(wait.min(MAX_POLL)).context("polling the ring buffer")?;
+        heartbeat += 1;
+        shared.write(|b| &mut b.user_heartbeat, heartbeat);
+        batch.extend(inbox.borrow_mut().drain(..));
+        received = messages.get();
+        // Every message read, nudges included, so the kernel's count of what waits is exact.
+        shared.write(|b| &mut b.nudge_pending, 0);
+        shared.write(|b| &mut b.user_received, received);
+        for task in batch.drain(..) {
+            policy.enqueue(task);
+        }
+        let held = policy.dispatch(&mut Dispatcher::new(&user_ring, nr_cpus));
+        shared.write(|b| &mut b.user_held, held as u64);
+        Ok(())
+    };
+    attempt.drive(skel.object(), link, stats, Jobs::new(), step)
+}

@@ -1,0 +1,60 @@
+//! scx_fifo: the whole scxkit-userspace API in one file. The kernel hands each task that
+//! needs a CPU to this process; it keeps them in arrival order and sends them back, each to
+//! any CPU, with a fixed slice. Everything else (loading, stats, signals, hotplug restarts,
+//! the fallback while this process is stopped) comes from the framework.
+
+use anyhow::Result;
+use clap::Parser;
+use scxkit_userspace::{Decision, Dispatcher, FrameworkOpts, Policy, QueuedTask, Target};
+use std::collections::VecDeque;
+
+/// First come, first served, decided in userspace.
+#[derive(Debug, Parser)]
+#[command(name = "scx_fifo", version)]
+struct Opts {
+    /// Time slice of every task, in microseconds.
+    #[arg(long, value_name = "US", default_value_t = 5000,
+          value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
+    slice_us: u64,
+
+    #[command(flatten)]
+    framework: FrameworkOpts,
+}
+
+struct Fifo {
+    slice_ns: u64,
+    waiting: VecDeque<QueuedTask>,
+    /// Arrival number of the next task sent: its vtime in the kernel's queue.
+    sent: u64,
+}
+
+impl Policy for Fifo {
+    /// A task that needs a CPU: it waits behind those that came before.
+    fn enqueue(&mut self, task: QueuedTask) {
+        self.waiting.push_back(task);
+    }
+
+    /// Sends every waiting task, oldest first, to any CPU. The arrival number is the vtime,
+    /// so tasks that still wait for a free CPU keep their order in the kernel too.
+    fn dispatch(&mut self, out: &mut Dispatcher) -> usize {
+        while let Some(task) = self.waiting.pop_front() {
+            let decision = Decision { target: Target::AnyCpu, slice_ns: self.slice_ns, vtime: self.sent };
+            if out.dispatch(&task, decision) {
+                self.sent += 1;
+            } else {
+                // The ring buffer is full: keep it, first in line for the next call.
+                self.waiting.push_front(task);
+                break;
+            }
+        }
+        self.waiting.len()
+    }
+}
+
+fn main() -> Result<()> {
+    let opts = Opts::parse();
+    let slice_ns = opts.slice_us * 1000;
+    scxkit_userspace::run("scx_fifo", &opts.framework, |_topology| {
+        Ok(Fifo { slice_ns, waiting: VecDeque::with_capacity(4096), sent: 0 })
+    })
+}

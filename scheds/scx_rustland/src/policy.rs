@@ -1,0 +1,239 @@
+//! The rustland policy: weighted vruntime, where a task that often sleeps of its own accord
+//! (a game, an audio thread, a shell) is charged a fraction of the time it runs.
+
+use log::info;
+use scxkit_userspace::memory::monotonic_ns;
+use scxkit_userspace::{Decision, Dispatcher, Policy, QueuedTask, Target};
+use std::collections::{BTreeMap, HashMap};
+
+/// Weight of a nice-0 task.
+const WEIGHT_NICE0: u64 = 100;
+/// The switch rate is averaged over periods of at least this long, ns.
+const RATE_PERIOD_NS: u64 = 100_000_000;
+/// Tasks not seen for this long are forgotten, ns.
+const FORGET_AFTER_NS: u64 = 10_000_000_000;
+/// Room for this many tasks' state, made up front so the loop does not allocate.
+const TASKS_CAPACITY: usize = 8192;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub slice_ns: u64,
+    pub slice_min_ns: u64,
+    pub nvcsw_threshold: f64,
+    pub slice_boost: u64,
+    pub watch: Vec<i32>,
+}
+
+/// What rustland remembers of a task between hand-overs.
+#[derive(Debug, Clone, Copy)]
+struct TaskState {
+    vruntime: u64,
+    /// Voluntary switches per second, a decaying average.
+    nvcsw_rate: f64,
+    rate_nvcsw: u64,
+    rate_since_ns: u64,
+    last_seen_ns: u64,
+    watch_logged_ns: u64,
+}
+
+impl TaskState {
+    fn new(vruntime: u64, nvcsw: u64, now_ns: u64) -> TaskState {
+        TaskState { vruntime, nvcsw_rate: 0.0, rate_nvcsw: nvcsw, rate_since_ns: now_ns, last_seen_ns: now_ns, watch_logged_ns: 0 }
+    }
+
+    /// Folds the switches since the last period into the average: each period of at least
+    /// RATE_PERIOD_NS weighs a quarter.
+    fn update_rate(&mut self, nvcsw: u64, now_ns: u64) {
+        let elapsed_ns = now_ns.saturating_sub(self.rate_since_ns);
+        if elapsed_ns < RATE_PERIOD_NS {
+            return;
+        }
+        let rate = nvcsw.saturating_sub(self.rate_nvcsw) as f64 * 1e9 / elapsed_ns as f64;
+        self.nvcsw_rate = 0.75 * self.nvcsw_rate + 0.25 * rate;
+        self.rate_nvcsw = nvcsw;
+        self.rate_since_ns = now_ns;
+    }
+}
+
+pub struct Rustland {
+    settings: Settings,
+    tasks: HashMap<i32, TaskState>,
+    /// Tasks waiting, by (vruntime, arrival): the smallest runs first.
+    queue: BTreeMap<(u64, u64), QueuedTask>,
+    arrivals: u64,
+    min_vruntime: u64,
+    forget_at_ns: u64,
+}
+
+impl Rustland {
+    pub fn new(settings: Settings) -> Rustland {
+        Rustland {
+            settings,
+            tasks: HashMap::with_capacity(TASKS_CAPACITY),
+            queue: BTreeMap::new(),
+            arrivals: 0,
+            min_vruntime: 0,
+            forget_at_ns: 0,
+        }
+    }
+
+    fn is_interactive(&self, state: &TaskState) -> bool {
+        state.nvcsw_rate >= self.settings.nvcsw_threshold
+    }
+
+    /// The slice for the next tasks: shorter as more tasks wait per CPU.
+    fn slice_ns(&self, nr_cpus: usize) -> u64 {
+        let per_cpu = self.queue.len() as u64 / nr_cpus.max(1) as u64;
+        (self.settings.slice_ns / (1 + per_cpu)).max(self.settings.slice_min_ns)
+    }
+
+    fn forget_old_tasks(&mut self, now_ns: u64) {
+        if now_ns < self.forget_at_ns {
+            return;
+        }
+        self.tasks.retain(|_, s| now_ns.saturating_sub(s.last_seen_ns) < FORGET_AFTER_NS);
+        self.forget_at_ns = now_ns + FORGET_AFTER_NS;
+    }
+
+    fn log_watched(&mut self, task: &QueuedTask, now_ns: u64) {
+        if !self.settings.watch.contains(&task.pid) {
+            return;
+        }
+        let Some(state) = self.tasks.get(&task.pid).copied() else { return };
+        if now_ns.saturating_sub(state.watch_logged_ns) < 1_000_000_000 {
+            return;
+        }
+        let class = if self.is_interactive(&state) { "interactive" } else { "regular" };
+        info!(
+            "pid {}: {class} ({:.0} voluntary switches/s, vruntime {} ms ahead of the queue, ran {} us since its last hand-over)",
+            task.pid,
+            state.nvcsw_rate,
+            state.vruntime.saturating_sub(self.min_vruntime) / 1_000_000,
+            task.run_ns / 1000
+        );
+        if let Some(s) = self.tasks.get_mut(&task.pid) {
+            s.watch_logged_ns = now_ns;
+        }
+    }
+
+    /// Whether the task of `pid` is classed interactive now.
+    #[cfg(test)]
+    fn interactive(&self, pid: i32) -> Option<bool> {
+        self.tasks.get(&pid).map(|s| self.is_interactive(s))
+    }
+}
+
+impl Policy for Rustland {
+    fn enqueue(&mut self, task: QueuedTask) {
+        let now_ns = monotonic_ns();
+        self.forget_old_tasks(now_ns);
+        let min_vruntime = self.min_vruntime;
+        let state = self.tasks.entry(task.pid).or_insert_with(|| TaskState::new(min_vruntime, task.nvcsw, now_ns));
+        state.update_rate(task.nvcsw, now_ns);
+        state.last_seen_ns = now_ns;
+        let state = *state;
+        let mut charge_ns = task.run_ns * WEIGHT_NICE0 / u64::from(task.weight.max(1));
+        if self.is_interactive(&state) {
+            charge_ns /= self.settings.slice_boost;
+        }
+        // A sleeper's credit is at most one slice behind the queue.
+        let vruntime = (state.vruntime + charge_ns).max(min_vruntime.saturating_sub(self.settings.slice_ns));
+        self.tasks.get_mut(&task.pid).expect("just inserted").vruntime = vruntime;
+        self.arrivals += 1;
+        self.queue.insert((vruntime, self.arrivals), task);
+        self.log_watched(&task, now_ns);
+    }
+
+    fn dispatch(&mut self, out: &mut Dispatcher) -> usize {
+        let slice_ns = self.slice_ns(out.nr_cpus());
+        while let Some(((vruntime, arrival), task)) = self.queue.pop_first() {
+            let decision = Decision { target: Target::AnyCpu, slice_ns, vtime: vruntime };
+            if !out.dispatch(&task, decision) {
+                self.queue.insert((vruntime, arrival), task);
+                break;
+            }
+            self.min_vruntime = self.min_vruntime.max(vruntime);
+        }
+        self.queue.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn settings(slice_boost: u64) -> Settings {
+        Settings { slice_ns: 20 * MS, slice_min_ns: MS, nvcsw_threshold: 10.0, slice_boost, watch: vec![] }
+    }
+
+    /// A policy that forgets no task: the tests' states carry made-up times.
+    fn policy(slice_boost: u64) -> Rustland {
+        let mut policy = Rustland::new(settings(slice_boost));
+        policy.forget_at_ns = u64::MAX;
+        policy
+    }
+
+    #[test]
+    fn heavier_tasks_are_charged_less_and_run_first() {
+        let mut policy = policy(1);
+        policy.enqueue(QueuedTask::new(1, 100, 10 * MS, 0));
+        policy.enqueue(QueuedTask::new(2, 200, 10 * MS, 0));
+        let mut out = Dispatcher::recording(1);
+        assert_eq!(policy.dispatch(&mut out), 0);
+        let order: Vec<i32> = out.recorded().iter().map(|d| d.0).collect();
+        assert_eq!(order, vec![2, 1], "weight 200 is charged 5 ms, weight 100 10 ms");
+    }
+
+    #[test]
+    fn a_sleeper_brings_back_at_most_one_slice_of_credit() {
+        let mut policy = policy(1);
+        policy.tasks.insert(7, TaskState::new(0, 0, 0));
+        policy.min_vruntime = 1000 * MS;
+        policy.enqueue(QueuedTask::new(7, 100, 0, 0));
+        let mut out = Dispatcher::recording(1);
+        policy.dispatch(&mut out);
+        assert_eq!(out.recorded()[0].3, 980 * MS, "one 20 ms slice behind the queue");
+    }
+
+    #[test]
+    fn the_slice_shrinks_as_tasks_wait_but_not_below_the_minimum() {
+        let mut policy = policy(1);
+        assert_eq!(policy.slice_ns(2), 20 * MS);
+        for pid in 0..4 {
+            policy.enqueue(QueuedTask::new(pid, 100, 0, 0));
+        }
+        assert_eq!(policy.slice_ns(2), 20 * MS / 3, "two waiting per CPU");
+        for pid in 4..200 {
+            policy.enqueue(QueuedTask::new(pid, 100, 0, 0));
+        }
+        assert_eq!(policy.slice_ns(2), MS);
+    }
+
+    #[test]
+    fn frequent_sleepers_become_interactive_and_are_charged_less() {
+        let mut state = TaskState::new(0, 0, 0);
+        for period in 1..=10 {
+            state.update_rate(period * 5, period * 100 * MS);
+        }
+        assert!(state.nvcsw_rate > 40.0, "50 switches/s, averaged: {}", state.nvcsw_rate);
+        let mut hog = TaskState::new(0, 3, 0);
+        for period in 1..=10 {
+            hog.update_rate(3, period * 100 * MS);
+        }
+        assert!(hog.nvcsw_rate < 1.0);
+
+        let mut policy = policy(10);
+        policy.tasks.insert(1, state);
+        policy.tasks.insert(2, hog);
+        policy.tasks.get_mut(&1).unwrap().rate_since_ns = u64::MAX / 2;
+        policy.tasks.get_mut(&2).unwrap().rate_since_ns = u64::MAX / 2;
+        policy.enqueue(QueuedTask::new(1, 100, 10 * MS, 50));
+        policy.enqueue(QueuedTask::new(2, 100, 10 * MS, 3));
+        assert_eq!(policy.interactive(1), Some(true));
+        assert_eq!(policy.interactive(2), Some(false));
+        assert_eq!(policy.tasks[&1].vruntime, MS, "10 ms divided by the boost");
+        assert_eq!(policy.tasks[&2].vruntime, 10 * MS);
+    }
+}
