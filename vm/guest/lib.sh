@@ -164,3 +164,28 @@ cpus_seen() {
     done
     echo $seen | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//'
 }
+
+# now_us: the time in microseconds (busybox date with nanoseconds, else /proc/uptime's 10 ms).
+now_us() {
+    local ns; ns=$(date +%s%N 2>/dev/null)
+    case $ns in
+        *N|'') echo $(( $(cut -d' ' -f1 /proc/uptime | tr -d .) * 10000 )) ;;
+        *) echo $((ns / 1000)) ;;
+    esac
+}
+
+# latency_ms CMD...: runs CMD (fork, exec, exit) and prints how long it took, in ms.
+latency_ms() {
+    local t0 t1; t0=$(now_us)
+    "$@" >/dev/null 2>&1
+    t1=$(now_us)
+    echo $(( (t1 - t0) / 1000 ))
+}
+
+# start_hogs N: N CPU-bound shell loops; their pids in HOGS.
+start_hogs() {
+    local i; HOGS=""
+    for i in $(seq "$1"); do sh -c 'while :; do :; done' & HOGS="$HOGS $!"; done
+}
+
+stop_hogs() { kill $HOGS 2>/dev/null; wait $HOGS 2>/dev/null; HOGS=""; }

@@ -17,22 +17,33 @@ pub fn keep_resident() {
     }
 }
 
-/// What the process has used so far: page faults (minor and major) and CPU seconds.
+/// What the policy has cost: page faults in its loop, and the process's CPU seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
     pub page_faults: u64,
     pub cpu_s: f64,
 }
 
-pub fn usage() -> Usage {
+fn rusage(who: libc::c_int) -> libc::rusage {
     // SAFETY: getrusage fills the struct it is given.
-    let ru = unsafe {
+    unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        libc::getrusage(who, &mut ru);
         ru
-    };
+    }
+}
+
+/// Page faults (minor and major) the calling thread has taken so far.
+pub fn thread_page_faults() -> u64 {
+    let ru = rusage(libc::RUSAGE_THREAD);
+    (ru.ru_minflt + ru.ru_majflt) as u64
+}
+
+/// CPU time the whole process has used (user and system), in seconds.
+pub fn process_cpu_s() -> f64 {
+    let ru = rusage(libc::RUSAGE_SELF);
     let seconds = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
-    Usage { page_faults: (ru.ru_minflt + ru.ru_majflt) as u64, cpu_s: seconds(ru.ru_utime) + seconds(ru.ru_stime) }
+    seconds(ru.ru_utime) + seconds(ru.ru_stime)
 }
 
 /// The kernel's monotonic clock in ns: the clock of bpf_ktime_get_ns().

@@ -2,7 +2,7 @@
 //! run the policy loop until the runtime says stop.
 
 use crate::bpf_skel::{types, MainSkelBuilder};
-use crate::memory::{gettid, monotonic_ns, usage};
+use crate::memory::{gettid, monotonic_ns, process_cpu_s, thread_page_faults, Usage};
 use crate::policy::{Dispatcher, Policy, QueuedTask};
 use crate::stats::{self, BssReading};
 use crate::{intf, FrameworkOpts};
@@ -84,15 +84,23 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     let ring = builder.build().context("opening the ring buffer to userspace")?;
     let user_ring = UserRingBuffer::new(&skel.maps.from_user).context("opening the ring buffer from userspace")?;
 
+    // Page faults taken while the loop decides (not while it sleeps, nor while the runtime
+    // samples statistics on the same thread).
+    let loop_faults = std::cell::Cell::new(0u64);
     let stats = Stats::new(static_layout(stats::METRICS), || {
         let counters = scxkit_bpf::maps::percpu_u64_sums(&skel.maps.stats, intf::USCHED_NR_STATS)?;
-        Ok(stats::values(&counters, &shared.read(), usage(), monotonic_ns()))
+        let usage = Usage { page_faults: loop_faults.get(), cpu_s: process_cpu_s() };
+        Ok(stats::values(&counters, &shared.read(), usage, monotonic_ns()))
     });
     let mut heartbeat = 1u64;
     let mut received = 0u64;
     let mut batch: Vec<QueuedTask> = Vec::with_capacity(INBOX_CAPACITY);
     let step = |wait: Duration| -> Result<()> {
-        ring.poll(wait.min(MAX_POLL)).context("polling the ring buffer")?;
+        let polled = ring.poll_raw(wait.min(MAX_POLL));
+        if polled < 0 && polled != -libc::EINTR {
+            return Err(std::io::Error::from_raw_os_error(-polled)).context("polling the ring buffer");
+        }
+        let faults_before = thread_page_faults();
         heartbeat += 1;
         shared.write(|b| &mut b.user_heartbeat, heartbeat);
         batch.extend(inbox.borrow_mut().drain(..));
@@ -105,6 +113,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
         }
         let held = policy.dispatch(&mut Dispatcher::new(&user_ring, nr_cpus));
         shared.write(|b| &mut b.user_held, held as u64);
+        loop_faults.set(loop_faults.get() + thread_page_faults() - faults_before);
         Ok(())
     };
     attempt.drive(skel.object(), link, stats, Jobs::new(), step)

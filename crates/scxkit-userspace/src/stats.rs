@@ -36,7 +36,7 @@ pub static METRICS: &[MetricDef] = &[
     def("decisions_replaced_total", &[], MetricKind::Counter, Unit::Count, "Decisions naming a CPU the task may not use: sent to any CPU instead."),
     def("fallback_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "Time BPF scheduled on its own because the policy process was silent."),
     def("fallback_entries_total", &[], MetricKind::Counter, Unit::Count, "Times the policy went silent and BPF took over."),
-    def("page_faults_total", &[], MetricKind::Counter, Unit::Count, "Page faults of the policy process (minor and major): none once it runs steadily."),
+    def("page_faults_total", &[], MetricKind::Counter, Unit::Count, "Page faults taken in the policy loop while it decides (minor and major): none once it runs steadily."),
     def("scheduler_cpu_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "CPU time the policy process used (user and system)."),
 ];
 

@@ -1,0 +1,94 @@
+# Guest integration test of the userspace-policy framework: scx_rustland, then the scx_fifo
+# example (run by tests/guest.sh inside a 4-CPU, 2-node guest).
+. /scxkit/lib.sh
+LOG=/tmp/scx_rustland.log
+NCPU=$(nproc)
+
+expect_refused "--slice-us-min above --slice-us refused" "must not exceed --slice-us" \
+    scx_rustland --slice-us 1000 --slice-us-min 2000
+expect_refused "--slice-boost 0 refused" "'--slice-boost <FACTOR>'" scx_rustland --slice-boost 0
+expect_refused "a negative --nvcsw-threshold refused" "not a rate per second" scx_rustland --nvcsw-threshold=-1
+expect_refused "a too short --fallback-after-ms refused" "'--fallback-after-ms <MS>'" scx_rustland --fallback-after-ms 10
+expect_refused "a bad --watch-pid refused" "'--watch-pid <PIDS>'" scx_rustland --watch-pid abc
+
+# last_stat NAME: the value after NAME in the newest stats line ("fallback 1.5 s" -> 1.5).
+last_stat() { grep "dispatched" "$LOG" | tail -n 1 | sed -n "s/.* $1 \([0-9.]*\).*/\1/p"; }
+
+# 1. Loads; with every CPU busy, a periodic sleeper is classed interactive and a hog is not;
+# the policy loop does not page-fault once running.
+start_hogs "$NCPU"
+hog=$(echo $HOGS | cut -d" " -f1)
+sh -c 'while :; do usleep 10000; done' & sleeper=$!
+start_sched "$LOG" scx_rustland --stats 1 --watch-pid "$sleeper,$hog" --enable-prometheus
+expect_loaded scx_rustland rustland "$LOG"
+expect_ext_task scx_rustland
+sleep 6
+if grep "pid $sleeper:" "$LOG" | tail -n 1 | grep -q ": interactive"; then
+    pass "a periodic sleeper is interactive ($(grep "pid $sleeper:" "$LOG" | tail -n 1 | sed 's/.*pid/pid/'))"
+else fail "a periodic sleeper is interactive" "$(grep "pid $sleeper:" "$LOG" | tail -n 2)"; fi
+if grep "pid $hog:" "$LOG" | tail -n 1 | grep -q ": regular"; then
+    pass "a CPU hog is regular ($(grep "pid $hog:" "$LOG" | tail -n 1 | sed 's/.*pid/pid/'))"
+else fail "a CPU hog is regular" "$(grep "pid $hog:" "$LOG" | tail -n 2)"; fi
+faults=$(grep "dispatched" "$LOG" | tail -n 3 | sed -n 's/.* faults \([0-9]*\) .*/\1/p' | tr '\n' ' ')
+if [ "$faults" = "0 0 0 " ]; then pass "no page faults in the policy process in its last three seconds under load"
+else fail "no page faults in the policy process in steady state" "faults per second: $faults"; fi
+check "decisions come from userspace under load" sh -c "[ \"\$(grep dispatched $LOG | tail -n 1 | sed -n 's/.*: user \([0-9]*\) .*/\1/p')\" -gt 0 ]"
+expect_prometheus scx_rustland 'dispatched_tasks_total{scheduler="scx_rustland",type="user"}'
+kill $sleeper; wait $sleeper 2>/dev/null
+
+# 2. SIGSTOP for 40 s with every CPU busy: BPF takes over, a shell command still completes,
+# the scheduler stays loaded, and after SIGCONT the fallback time is counted.
+kill -STOP "$SCHED_PID"
+sleep 2
+worst=0 runs=0
+for i in $(seq 8); do
+    ms=$(latency_ms uname -r); runs=$((runs + 1))
+    [ "$ms" -gt "$worst" ] && worst=$ms
+    sleep 4
+done
+if is_enabled && [ "$(sched_ops)" = rustland ]; then
+    pass "policy stopped 40 s under load: $runs shell commands completed (worst $worst ms), still loaded"
+else fail "policy stopped 40 s under load: still loaded" "state $(sched_state) ops '$(sched_ops)'"; fi
+kill -CONT "$SCHED_PID"
+sleep 3
+fallback_s=$(last_stat fallback)
+if kill -0 "$SCHED_PID" && is_enabled && [ "${fallback_s%%.*}" -ge 30 ] 2>/dev/null; then
+    pass "after SIGCONT the policy is back and the fallback time was counted ($fallback_s s)"
+else fail "after SIGCONT the fallback time is counted" "fallback '$fallback_s' s, state $(sched_state); $(grep dispatched "$LOG" | tail -n 2)"; fi
+sleep 2
+user=$(grep "dispatched" "$LOG" | tail -n 1 | sed -n 's/.*: user \([0-9]*\) .*/\1/p')
+check "the policy decides again after SIGCONT (user $user in the last second)" [ "${user:-0}" -gt 0 ]
+stop_hogs
+
+# 3. Mixed stress, CPU hotplug, SIGINT.
+stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 60s --quiet >/dev/null 2>&1
+if kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = rustland ]; then
+    pass "scx_rustland survives 60 s of mixed stress (cpu, fork, switch, vm, cyclic)"
+else fail "scx_rustland survives 60 s of mixed stress" "state $(sched_state)"; fi
+expect_hotplug_restart scx_rustland rustland "$LOG"
+expect_clean_exit scx_rustland "$LOG"
+
+# 4. SIGKILL under load: the kernel is back on its default scheduler at once.
+start_hogs "$NCPU"
+start_sched "$LOG" scx_rustland
+expect_loaded scx_rustland rustland "$LOG"
+kill -KILL "$SCHED_PID"; t0=$(now_us)
+wait_for 5 is_disabled; t1=$(now_us)
+ms=$(latency_ms uname -r)
+if is_disabled; then
+    pass "SIGKILL under load: default scheduler after $(( (t1 - t0) / 1000 )) ms, then a shell command in $ms ms"
+else fail "SIGKILL under load returns to the default scheduler" "state $(sched_state)"; fi
+stop_hogs
+
+# 5. The FIFO example: loads, schedules, survives stress, stops cleanly.
+FIFO_LOG=/tmp/scx_fifo.log
+start_sched "$FIFO_LOG" scx_fifo --stats 1
+expect_loaded scx_fifo fifo "$FIFO_LOG"
+expect_ext_task scx_fifo
+expect_survives scx_fifo 20 fifo
+check "scx_fifo dispatched tasks as userspace decided" sh -c "grep dispatched $FIFO_LOG | grep -q ': user [1-9]'"
+expect_clean_exit scx_fifo "$FIFO_LOG"
+
+echo "---- scx_rustland log ----"; grep -v "pid " "$LOG" | tail -n 12
+echo "---- scx_fifo log ----"; tail -n 6 "$FIFO_LOG"
+finish
