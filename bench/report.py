@@ -11,12 +11,21 @@ import subprocess
 import sys
 
 # Lower is better for these; higher for throughput.
-LOWER_IS_BETTER = {"p50_us", "p99_us", "max_us", "hackbench_s"}
-METRICS = ["samples", "p50_us", "p99_us", "max_us", "hackbench_s", "bogo_ops_per_s"]
+LOWER_IS_BETTER = {"p50_us", "p99_us", "max_us", "hackbench_s", "shell_p50_ms", "shell_p90_ms", "shell_p99_ms"}
+METRICS = ["samples", "p50_us", "p99_us", "max_us", "shell_p50_ms", "shell_p90_ms", "shell_p99_ms",
+           "hackbench_s", "bogo_ops_per_s"]
+
+
+def quantile(sorted_values, q):
+    """The nearest-rank quantile of an ascending list, or None when it is empty."""
+    if not sorted_values:
+        return None
+    rank = max(1, -(-len(sorted_values) * q // 1))
+    return sorted_values[int(rank) - 1]
 
 
 def parse(log, label):
-    hist, max_us, overflows, times, bogo = {}, None, 0, [], None
+    hist, max_us, overflows, times, bogo, shell_us, overhead = {}, None, 0, [], None, [], None
     for line in log.splitlines():
         parts = line.split()
         if len(parts) < 3 or parts[0] != "BENCH" or parts[1] != label:
@@ -32,6 +41,11 @@ def parse(log, label):
                 max_us = int(rest[-1], 10)
             elif text.startswith("# Histogram Overflows:"):
                 overflows = int(rest[-1], 10)
+        elif kind == "shell":
+            shell_us.append(int(rest[0]))
+        elif kind == "overhead":
+            # decisions, CPU ms of the policy process, ms attached
+            overhead = [int(x) for x in rest[:3]]
         elif kind == "hackbench":
             times.append(float(rest[-1]))
         elif kind == "throughput":
@@ -49,7 +63,13 @@ def parse(log, label):
         return max_us  # in the overflow range: the max is the best bound known
 
     times.sort()
+    shell_ms = sorted(us / 1000 for us in shell_us)
     return {
+        "shell_runs": len(shell_ms),
+        "shell_p50_ms": quantile(shell_ms, 0.50),
+        "shell_p90_ms": quantile(shell_ms, 0.90),
+        "shell_p99_ms": quantile(shell_ms, 0.99),
+        "overhead": overhead,
         "samples": samples,
         "p50_us": percentile(0.50) if samples else None,
         "p99_us": percentile(0.99) if samples else None,
@@ -92,6 +112,13 @@ def main():
             prev_ratio = ratio(r, previous["ratios"].get(m))
         better = "" if r is None or m == "samples" else (" (better)" if (r < 1) == (m in LOWER_IS_BETTER) and r != 1 else "")
         print(f"{m:<16}{fmt(base[m]):>12}{fmt(run[m]):>14}{fmt(r):>9}{fmt(prev_ratio):>13}{better}")
+    print(f"shell command runs: EEVDF {base['shell_runs']}, {sched} {run['shell_runs']}")
+    if run["overhead"]:
+        decisions, cpu_ms, attached_ms = run["overhead"]
+        per_decision_us = 1000 * cpu_ms / decisions if decisions else float("nan")
+        print(f"policy process: {decisions} decisions in {attached_ms / 1000:.0f} s "
+              f"({1000 * decisions / attached_ms:.0f}/s), {cpu_ms} ms of CPU, "
+              f"{per_decision_us:.1f} us of CPU per decision")
     print("targets: p99 <= 0.25x, throughput >= 0.97x, hackbench <= 1.05x")
 
     ratios = {m: ratio(run[m], base[m]) for m in METRICS if m != "samples"}

@@ -25,7 +25,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # One host thread per vCPU, for latencies to mean anything (see vm/run.sh): a boot may then
 # panic in the emulator; run it again.
-"$top/vm/run.sh" --kernel "$kernel" --cpus "$cpus" --nodes "$nodes" --tcg-threads multi --timeout $((secs * 8 + 600)) --add "$top/target/debug/$sched" \
+"$top/vm/run.sh" --kernel "$kernel" --cpus "$cpus" --nodes "$nodes" --tcg-threads multi --timeout $((secs * 8 + 600)) --add "$top/target/debug/$sched" --add "$top/target/debug/scxkit-probe" \
     --log "$log" "$top/bench/scenario.sh" -- "$secs" "$sched" "$@" | grep -E '^(====|INFO|vm/run)' || true
 release=$(grep -ao 'scxkit-guest: [^,]*' "$log" | head -n1 | cut -d' ' -f2)
 python3 "$top/bench/report.py" "$log" "$sched" "${release:-$kernel}" "$out"

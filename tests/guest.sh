@@ -20,7 +20,8 @@ explicit_kernels=${#kernels[@]}
 
 cargo build --quiet --manifest-path "$top/Cargo.toml" --workspace --bins
 bins=()
-for b in "$top"/target/debug/scx_*; do [ -x "$b" ] && [ -f "$b" ] && bins+=(--add "$b"); done
+# Every scheduler, and the probe (workloads and clocks busybox lacks).
+for b in "$top"/target/debug/scx_* "$top"/target/debug/scxkit-probe; do [ -x "$b" ] && [ -f "$b" ] && bins+=(--add "$b"); done
 
 # A BPF program cannot crash the kernel (the verifier sees to that), so a guest kernel panic
 # is the kernel's or the emulator's doing. One is known to be the emulator's: under

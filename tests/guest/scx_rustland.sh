@@ -1,3 +1,4 @@
+# vm: --tcg-threads single
 # Guest integration test of the userspace-policy framework: scx_rustland, then the scx_fifo
 # example (run by tests/guest.sh inside a 4-CPU, 2-node guest).
 . /scxkit/lib.sh

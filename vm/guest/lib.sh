@@ -165,7 +165,8 @@ cpus_seen() {
     echo $seen | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//'
 }
 
-# now_us: the time in microseconds (busybox date with nanoseconds, else /proc/uptime's 10 ms).
+# now_us: the time in microseconds (busybox date with nanoseconds where it has them, else
+# /proc/uptime's 10 ms steps: for coarse durations only).
 now_us() {
     local ns; ns=$(date +%s%N 2>/dev/null)
     case $ns in
@@ -175,12 +176,7 @@ now_us() {
 }
 
 # latency_ms CMD...: runs CMD (fork, exec, exit) and prints how long it took, in ms.
-latency_ms() {
-    local t0 t1; t0=$(now_us)
-    "$@" >/dev/null 2>&1
-    t1=$(now_us)
-    echo $(( (t1 - t0) / 1000 ))
-}
+latency_ms() { echo $(( $(scxkit-probe run-latency -- "$@") / 1000 )); }
 
 # start_hogs N: N CPU-bound shell loops; their pids in HOGS.
 start_hogs() {
