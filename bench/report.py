@@ -1,152 +1,239 @@
 #!/usr/bin/env python3
-"""Turns the BENCH lines of one guest boot into a table of ratios against EEVDF (and against
-the previous run of the same scheduler, kept in the cache), a JSON record and a PNG chart.
+"""Turns the consoles of a bench/run.sh run into a table per mode (median and spread over
+boots, ratio to the same boot's EEVDF, marked "~" where EEVDF's own drift covers it), a JSON
+record and a PNG with one panel per figure.
 
-  report.py CONSOLE_LOG SCHEDULER KERNEL OUT_DIR
+  report.py RUN_DIR KERNEL
+
+RUN_DIR holds names.tsv (label, scheduler as given) and MODE-bootN.log consoles.
 """
+import glob
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 
-# Lower is better for these; higher for throughput.
-LOWER_IS_BETTER = {"p50_us", "p99_us", "max_us", "hackbench_s", "shell_p50_ms", "shell_p90_ms", "shell_p99_ms"}
-METRICS = ["samples", "p50_us", "p99_us", "max_us", "shell_p50_ms", "shell_p90_ms", "shell_p99_ms",
-           "hackbench_s", "bogo_ops_per_s"]
+# Figures per guest mode; True where lower is better.
+FIGURES = {
+    "throughput": [("hackbench_s", True), ("cpu_bogo_per_s", False), ("matrix_bogo_per_s", False),
+                   ("forkexec_per_s", False)],
+    "latency": [("cyclic_p50_us", True), ("cyclic_p99_us", True), ("shell_p50_ms", True),
+                ("shell_p90_ms", True), ("shell_p99_ms", True), ("wakeup_p50_us", True),
+                ("wakeup_p99_us", True), ("wakeup_p999_us", True), ("requests_per_s", False)],
+}
+MODE_KIND = {"throughput": "throughput", "latency1": "latency", "latency": "latency"}
+MODE_TITLE = {
+    "throughput": "throughput, reproducible (icount)",
+    "latency1": "latency on one vCPU, reproducible (icount)",
+    "latency": "latency on several vCPUs, real-time TCG",
+}
+EEVDF_RUNS = ("eevdf1", "eevdf2")
 
 
 def quantile(sorted_values, q):
-    """The nearest-rank quantile of an ascending list, or None when it is empty."""
+    """Nearest-rank quantile of an ascending list; None when it is empty."""
     if not sorted_values:
         return None
-    rank = max(1, -(-len(sorted_values) * q // 1))
-    return sorted_values[int(rank) - 1]
+    rank = min(len(sorted_values), max(1, int(-(-len(sorted_values) * q // 1))))
+    return sorted_values[rank - 1]
 
 
-def parse(log, label):
-    hist, max_us, overflows, times, bogo, shell_us, overhead = {}, None, 0, [], None, [], None
-    for line in log.splitlines():
+def histogram_quantile(hist, overflows, max_us, q):
+    """Quantile of cyclictest's histogram (bucket us -> count); the max bounds overflows."""
+    samples = sum(hist.values()) + overflows
+    target, seen = q * samples, 0
+    for bucket in sorted(hist):
+        seen += hist[bucket]
+        if seen >= target:
+            return bucket
+    return max_us
+
+
+def parse_log(text):
+    """BENCH lines -> {label: {figure: value}}, plus {label: overhead} and failures."""
+    raw = {}
+    for line in text.splitlines():
         parts = line.split()
-        if len(parts) < 3 or parts[0] != "BENCH" or parts[1] != label:
+        if len(parts) < 4 or parts[0] != "BENCH":
             continue
-        kind, rest = parts[2], parts[3:]
-        if kind == "cyclictest":
+        label, kind, rest = parts[1], parts[2], parts[3:]
+        raw.setdefault(label, {}).setdefault(kind, []).append(rest)
+    figures, overheads, failures = {}, {}, {}
+    for label, kinds in raw.items():
+        f = figures.setdefault(label, {})
+        hist, overflows, max_us = {}, 0, None
+        for rest in kinds.get("cyclictest", []):
             text = " ".join(rest)
             if re.fullmatch(r"\d+ \d+", text):
-                # Zero-padded decimal, never octal.
                 bucket, count = (int(x, 10) for x in rest)
                 hist[bucket] = hist.get(bucket, 0) + count
             elif text.startswith("# Max Latencies:"):
                 max_us = int(rest[-1], 10)
             elif text.startswith("# Histogram Overflows:"):
                 overflows = int(rest[-1], 10)
-        elif kind == "shell":
-            shell_us.append(int(rest[0]))
-        elif kind == "overhead":
-            # decisions, CPU ms of the policy process, ms attached
-            overhead = [int(x) for x in rest[:3]]
-        elif kind == "hackbench":
-            times.append(float(rest[-1]))
-        elif kind == "throughput":
-            # stress-ng --metrics-brief: ... cpu BOGO_OPS REAL_S USR_S SYS_S OPS_PER_S_REAL ...
-            i = rest.index("cpu")
-            bogo = float(rest[i + 5])
-    samples = sum(hist.values()) + overflows
-
-    def percentile(q):
-        target, seen = q * samples, 0
-        for bucket in sorted(hist):
-            seen += hist[bucket]
-            if seen >= target:
-                return bucket
-        return max_us  # in the overflow range: the max is the best bound known
-
-    times.sort()
-    shell_ms = sorted(us / 1000 for us in shell_us)
-    return {
-        "shell_runs": len(shell_ms),
-        "shell_p50_ms": quantile(shell_ms, 0.50),
-        "shell_p90_ms": quantile(shell_ms, 0.90),
-        "shell_p99_ms": quantile(shell_ms, 0.99),
-        "overhead": overhead,
-        "samples": samples,
-        "p50_us": percentile(0.50) if samples else None,
-        "p99_us": percentile(0.99) if samples else None,
-        "max_us": max_us,
-        "hackbench_s": times[len(times) // 2] if times else None,
-        "bogo_ops_per_s": bogo,
-    }
+        if hist:
+            f["cyclic_p50_us"] = histogram_quantile(hist, overflows, max_us, 0.50)
+            f["cyclic_p99_us"] = histogram_quantile(hist, overflows, max_us, 0.99)
+        shell_ms = sorted(int(r[0]) / 1000 for r in kinds.get("shell_us", []))
+        for name, q in (("shell_p50_ms", 0.5), ("shell_p90_ms", 0.9), ("shell_p99_ms", 0.99)):
+            if shell_ms:
+                f[name] = quantile(shell_ms, q)
+        runs = sorted(float(r[0]) for r in kinds.get("hackbench_s", []))
+        if runs:
+            f["hackbench_s"] = statistics.median(runs)
+        for name in ("cpu_bogo_per_s", "matrix_bogo_per_s", "forkexec_per_s", "wakeup_p50_us",
+                     "wakeup_p99_us", "wakeup_p999_us", "requests_per_s"):
+            if name in kinds:
+                f[name] = float(kinds[name][-1][0])
+        if "overhead" in kinds:
+            decisions, cpu_ms, attached_ms = (int(x) for x in kinds["overhead"][-1][:3])
+            overheads[label] = {"decisions": decisions, "cpu_ms": cpu_ms, "attached_ms": attached_ms}
+        if "failed" in kinds:
+            failures[label] = [" ".join(r) for r in kinds["failed"]]
+    return figures, overheads, failures
 
 
-def ratio(new, old):
-    if new is None or old in (None, 0):
+def summarize(values):
+    values = [v for v in values if v is not None]
+    if not values:
         return None
-    return new / old
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "values": values}
 
 
-def fmt(value):
-    if value is None:
+def aggregate(boots, labels, figures):
+    """boots: [{label: {figure: value}}] of one mode. Per figure: EEVDF's values and drift,
+    each scheduler's values and ratios to its boot's EEVDF (the mean of its two runs)."""
+    result = {}
+    for fig, lower_better in figures:
+        eevdf_values, drifts, per_sched = [], [], {label: ([], []) for label in labels}
+        for boot in boots:
+            e = [boot.get(run, {}).get(fig) for run in EEVDF_RUNS]
+            if None in e or 0 in e:
+                continue
+            ref = sum(e) / 2
+            eevdf_values += e
+            drifts.append(e[1] / e[0])
+            for label in labels:
+                v = boot.get(label, {}).get(fig)
+                if v is not None:
+                    per_sched[label][0].append(v)
+                    per_sched[label][1].append(v / ref)
+        noise = max((abs(d - 1) for d in drifts), default=None)
+        entry = {"lower_is_better": lower_better, "eevdf": summarize(eevdf_values),
+                 "eevdf_drift": summarize(drifts), "noise": noise, "schedulers": {}}
+        for label, (values, ratios) in per_sched.items():
+            r = summarize(ratios)
+            if r is not None:
+                r["significant"] = noise is not None and abs(r["median"] - 1) > noise
+            entry["schedulers"][label] = {"value": summarize(values), "ratio": r}
+        result[fig] = entry
+    return result
+
+
+def fmt(x):
+    if x is None:
         return "-"
-    return f"{value:.3f}" if isinstance(value, float) and value < 100 else f"{value:.0f}"
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.3g}" if abs(x) < 10 else f"{x:.1f}"
+
+
+def cell(s):
+    value, ratio = s.get("value"), s.get("ratio")
+    if not value:
+        return "-"
+    text = f"{fmt(value['median'])} [{fmt(value['min'])}-{fmt(value['max'])}]"
+    if ratio:
+        text += f" {ratio['median']:.2f}x" + ("" if ratio["significant"] else "~")
+    return text
+
+
+def eevdf_cell(entry):
+    e, d = entry["eevdf"], entry["eevdf_drift"]
+    if not e:
+        return "-"
+    return f"{fmt(e['median'])} [{fmt(e['min'])}-{fmt(e['max'])}] drift {d['median']:.2f}"
+
+
+def print_table(mode, result, labels, names, nboots):
+    print(f"\n{MODE_TITLE[mode]}: {nboots} boot(s); median [min-max] over boots, ratio to the same boot's EEVDF")
+    columns = ["figure", "EEVDF"] + [names[l] for l in labels]
+    rows = [[fig + (" (lower better)" if e["lower_is_better"] else "")] + [eevdf_cell(e)] +
+            [cell(e["schedulers"].get(l, {})) for l in labels] for fig, e in result.items()]
+    widths = [max(len(str(r[i])) for r in rows + [columns]) for i in range(len(columns))]
+    for row in [columns, ["-" * w for w in widths]] + rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)))
+
+
+def chart(panels, names, png, kernel):
+    """panels: [(title, {label: (median, min, max)})]: one panel per figure, error bars."""
+    n = len(panels)
+    cols = 4
+    rows = -(-n // cols)
+    script = [f"set terminal pngcairo size {cols * 330},{rows * 300 + 40} noenhanced font ',8'",
+              f"set output '{png}'",
+              f"set multiplot layout {rows},{cols} title 'ratio to EEVDF in the same boot (1 = EEVDF), median and range over boots, Linux {kernel}'",
+              "set style fill solid 0.5", "set boxwidth 0.6", "set yrange [0:*]", "set grid ytics",
+              "set xtics rotate by -30"]
+    for title, bars in panels:
+        data = "\n".join(f'"{names[l]}" {m:.4f} {lo:.4f} {hi:.4f}' for l, (m, lo, hi) in bars.items())
+        script += [f"set title '{title}'", "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2",
+                   "plot '-' using 0:2:xtic(1) with boxes notitle, '-' using 0:2:3:4 with yerrorbars notitle",
+                   data, "e", data, "e"]
+    script.append("unset multiplot")
+    subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, check=True)
 
 
 def main():
-    log_path, sched, kernel, out_dir = sys.argv[1:5]
-    log = open(log_path, errors="replace").read()
-    base, run = parse(log, "eevdf"), parse(log, sched)
-    if not base["samples"] or not run["samples"]:
-        sys.exit("bench: no cyclictest samples in the log; see " + log_path)
-    os.makedirs(out_dir, exist_ok=True)
-    previous_path = os.path.join(out_dir, f"{sched}-last.json")
-    previous = json.load(open(previous_path)) if os.path.exists(previous_path) else None
-
-    print(f"\n{sched} against EEVDF, same boot, Linux {kernel} (TCG: compare ratios only)")
-    header = f"{'metric':<16}{'EEVDF':>12}{sched:>14}{'ratio':>9}{'vs previous':>13}"
-    print(header)
-    print("-" * len(header))
-    for m in METRICS:
-        r = ratio(run[m], base[m])
-        prev_ratio = None
-        if previous and m != "samples":
-            prev_ratio = ratio(r, previous["ratios"].get(m))
-        better = "" if r is None or m == "samples" else (" (better)" if (r < 1) == (m in LOWER_IS_BETTER) and r != 1 else "")
-        print(f"{m:<16}{fmt(base[m]):>12}{fmt(run[m]):>14}{fmt(r):>9}{fmt(prev_ratio):>13}{better}")
-    print(f"shell command runs: EEVDF {base['shell_runs']}, {sched} {run['shell_runs']}")
-    if run["overhead"]:
-        decisions, cpu_ms, attached_ms = run["overhead"]
-        per_decision_us = 1000 * cpu_ms / decisions if decisions else float("nan")
-        print(f"policy process: {decisions} decisions in {attached_ms / 1000:.0f} s "
-              f"({1000 * decisions / attached_ms:.0f}/s), {cpu_ms} ms of CPU, "
-              f"{per_decision_us:.1f} us of CPU per decision")
-    print("targets: p99 <= 0.25x, throughput >= 0.97x, hackbench <= 1.05x")
-
-    ratios = {m: ratio(run[m], base[m]) for m in METRICS if m != "samples"}
-    record = {"scheduler": sched, "kernel": kernel, "eevdf": base, sched: run, "ratios": ratios}
-    json.dump(record, open(previous_path, "w"), indent=2)
-    chart(ratios, sched, kernel, os.path.join(out_dir, f"{sched}.png"))
-
-
-def chart(ratios, sched, kernel, png):
-    rows = [(m, v) for m, v in ratios.items() if v is not None]
-    data = "\n".join(f'"{m}" {v:.4f}' for m, v in rows)
-    script = f"""
-set terminal pngcairo size 900,500 noenhanced
-set output '{png}'
-set title "{sched} / EEVDF, same boot, Linux {kernel}\\n1 = EEVDF; latencies and hackbench time: lower is better; bogo ops/s: higher is better"
-set style fill solid 0.6
-set boxwidth 0.6
-set yrange [0:*]
-set grid ytics
-set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2
-plot '-' using 0:2:xtic(1) with boxes notitle, '' using 0:2:(sprintf('%.2f', $2)) with labels offset 0,1 notitle
-{data}
-e
-{data}
-e
-"""
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    print(f"chart: {png}")
+    run_dir, kernel = sys.argv[1:3]
+    names = {}
+    with open(os.path.join(run_dir, "names.tsv")) as f:
+        for line in f:
+            label, name = line.rstrip("\n").split("\t", 1)
+            names[label] = name
+    labels = sorted(names, key=lambda l: int(l[1:]))
+    record = {"kernel": kernel, "schedulers": names, "modes": {}}
+    panels = []
+    for mode in ("throughput", "latency1", "latency"):
+        logs = sorted(glob.glob(os.path.join(run_dir, f"{mode}-boot*.log")))
+        if not logs:
+            continue
+        boots, overheads, failures = [], {}, {}
+        for path in logs:
+            figures, over, fails = parse_log(open(path, errors="replace").read())
+            boots.append(figures)
+            for label, o in over.items():
+                overheads.setdefault(label, []).append(o)
+            for label, why in fails.items():
+                failures.setdefault(names.get(label, label), []).extend(why)
+        result = aggregate(boots, labels, FIGURES[MODE_KIND[mode]])
+        print_table(mode, result, labels, names, len(boots))
+        for label, runs in overheads.items():
+            decisions = sum(o["decisions"] for o in runs)
+            cpu_ms = sum(o["cpu_ms"] for o in runs)
+            secs = sum(o["attached_ms"] for o in runs) / 1000
+            if decisions and secs:
+                print(f"  {names[label]}: policy process {1000 * cpu_ms / decisions:.1f} us of CPU per decision, "
+                      f"{decisions / secs:.0f} decisions/s")
+        for name, why in failures.items():
+            print(f"  {name}: {'; '.join(why)}")
+        record["modes"][mode] = {"boots": len(boots), "figures": result, "overheads": overheads,
+                                 "failures": failures, "raw": boots}
+        for fig, e in result.items():
+            bars = {l: (s["ratio"]["median"], s["ratio"]["min"], s["ratio"]["max"])
+                    for l, s in e["schedulers"].items() if s.get("ratio")}
+            if bars:
+                panels.append((f"{mode}: {fig}", bars))
+    print("\n~ : within EEVDF's own drift between its first and last run of a boot (not significant)")
+    json_path = os.path.join(run_dir, "bench.json")
+    json.dump(record, open(json_path, "w"), indent=1)
+    print(f"record: {json_path}")
+    if panels:
+        png = os.path.join(run_dir, "bench.png")
+        chart(panels, names, png, kernel)
+        print(f"chart: {png}")
 
 
 if __name__ == "__main__":

@@ -1,31 +1,100 @@
 #!/usr/bin/env bash
-# Benchmarks a scheduler against EEVDF in one guest boot and reports ratios.
-#   bench/run.sh [--kernel SERIES] [--seconds N] [--cpus N --nodes N] [SCHEDULER [ARGS...]]
-# Defaults: kernel 7.3, 20 s per workload, scx_bpfland, as many vCPUs as host cores (each
-# vCPU is a host thread: with more vCPUs than cores, the host's own scheduling of those
-# threads dominates wakeup latency and hides the guest's). Writes the table to the terminal
-# and the JSON record and PNG chart to ~/.cache/scxkit/bench (SCXKIT_CACHE moves it).
+# Benchmarks schedulers side by side against EEVDF, in repeated guest boots.
+#   bench/run.sh [--kernel SERIES] [--boots N] [--modes LIST] [--seconds N] [--cpus N] [--debug]
+#                SCHEDULER...
+# SCHEDULER: one of scxkit's by name (scx_bpfland) or any sched_ext binary by path
+# (/usr/bin/scx_lavd), with its options in the same argument ("scx_bpfland --slice-us 5000").
+# Each boot runs EEVDF first and last (drift check) and every scheduler in between, in an
+# order rotated from boot to boot. Modes (each its own boots):
+#   throughput  reproducible icount mode on --cpus vCPUs: hackbench, stress-ng CPU and
+#               matrix, a fork/exec burst
+#   latency1    reproducible icount mode on one vCPU: cyclictest under two hogs, a shell
+#               command under hogs and a fork storm, request/response wakeups
+#   latency     real-time multi-threaded TCG on --cpus vCPUs: the same latency workloads,
+#               placement across CPUs included (noisier: use more boots)
+# Defaults: kernel 7.3, 3 boots, all three modes, 10 s per workload, as many vCPUs as host
+# cores, release builds. Writes the table to the terminal, and the JSON record, the PNG and
+# the boots' consoles to ~/.cache/scxkit/bench/run-DATE (SCXKIT_CACHE moves it).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-kernel=${SCXKIT_KERNEL:-7.3} secs=20 cpus=$(nproc) nodes=1
+kernel=${SCXKIT_KERNEL:-7.3} boots=3 modes="throughput latency1 latency" secs=10 cpus=$(nproc) profile=release
+die() { echo "bench: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
         --kernel) kernel=$2; shift 2 ;;
+        --boots) boots=$2; shift 2 ;;
+        --modes) modes=${2//,/ }; shift 2 ;;
         --seconds) secs=$2; shift 2 ;;
         --cpus) cpus=$2; shift 2 ;;
-        --nodes) nodes=$2; shift 2 ;;
+        --debug) profile=debug; shift ;;
+        -*) die "unknown option '$1'" ;;
         *) break ;;
     esac
 done
-sched=${1:-scx_bpfland}; shift || true
-out=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench
+[ $# -gt 0 ] || die "name at least one scheduler (e.g. bench/run.sh scx_simple scx_bpfland)"
+[[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots must be a positive number, not '$boots'"
+[[ $secs =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive number, not '$secs'"
+for mode in $modes; do
+    case $mode in throughput|latency1|latency) ;; *) die "unknown mode '$mode' (throughput, latency1, latency)" ;; esac
+done
+
 "$top/vm/setup-host.sh"
-cargo build --quiet --manifest-path "$top/Cargo.toml" --workspace --bins
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-# One host thread per vCPU, for latencies to mean anything (see vm/run.sh): a boot may then
-# panic in the emulator; run it again.
-"$top/vm/run.sh" --kernel "$kernel" --cpus "$cpus" --nodes "$nodes" --tcg-threads multi --timeout $((secs * 8 + 600)) --add "$top/target/debug/$sched" --add "$top/target/debug/scxkit-probe" \
-    --log "$log" "$top/bench/scenario.sh" -- "$secs" "$sched" "$@" | grep -E '^(====|INFO|vm/run)' || true
-release=$(grep -ao 'scxkit-guest: [^,]*' "$log" | head -n1 | cut -d' ' -f2)
-python3 "$top/bench/report.py" "$log" "$sched" "${release:-$kernel}" "$out"
+build=(--manifest-path "$top/Cargo.toml" --workspace --bins)
+[ "$profile" = release ] && build+=(--release)
+cargo build --quiet "${build[@]}"
+bin_dir=$top/target/$profile
+
+# Each scheduler: its label in the guest (s1, s2, ...), the binary to put there, the
+# command to run, the name shown.
+out=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench/run-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+adds=(--add "$bin_dir/scxkit-probe") labels=() commands=() i=0
+for spec in "$@"; do
+    read -r prog args <<< "$spec"
+    i=$((i + 1))
+    if [[ $prog == */* ]]; then
+        [ -x "$prog" ] && [ -f "$prog" ] || die "no executable at '$prog'"
+        adds+=(--add "$prog")
+        cmd="$(basename "$prog") ${args:-}"
+    else
+        [ -x "$bin_dir/$prog" ] || die "'$prog' is not one of scxkit's schedulers ($(cd "$bin_dir" && ls scx_* | tr '\n' ' ')); give another by path"
+        adds+=(--add "$bin_dir/$prog")
+        # scxkit's schedulers print their totals at exit: the userspace policy's cost.
+        cmd="$prog ${args:-} --stats 60"
+    fi
+    labels+=("s$i") commands+=("$cmd")
+    printf 's%s\t%s\n' "$i" "$spec" >> "$out/names.tsv"
+done
+
+# plan_for BOOT: the schedulers, rotated by one more place each boot.
+plan_for() {
+    local boot=$1 n=${#labels[@]} k j
+    for ((k = 0; k < n; k++)); do
+        j=$(( (k + boot - 1) % n ))
+        printf '%s\t%s\n' "${labels[j]}" "${commands[j]}"
+    done
+}
+
+for mode in $modes; do
+    case $mode in
+        throughput) vm=(--cpus "$cpus" --nodes 1 --icount) guest_mode=throughput ;;
+        latency1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=latency ;;
+        latency) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=latency ;;
+    esac
+    for ((boot = 1; boot <= boots; boot++)); do
+        plan_for "$boot" > "$out/plan-$mode-$boot.tsv"
+        echo "==== $mode, boot $boot of $boots: EEVDF, $(cut -f2 "$out/plan-$mode-$boot.tsv" | cut -d' ' -f1 | tr '\n' ' ')EEVDF"
+        log=$out/$mode-boot$boot.log
+        # The emulator's int3 oops (multi-threaded TCG) ends a boot early: that boot is run again once.
+        for attempt in 1 2; do
+            rc=0
+            "$top/vm/run.sh" --kernel "$kernel" "${vm[@]}" --timeout $(( (${#labels[@]} + 2) * (secs * 6 + 120) + 300 )) \
+                "${adds[@]}" --add "$out/plan-$mode-$boot.tsv:/bench-plan" --log "$log" \
+                "$top/bench/scenario.sh" -- "$guest_mode" "$secs" /bench-plan >/dev/null || rc=$?
+            [ "$rc" -eq 0 ] && break
+            echo "bench: boot failed (status $rc): $(grep -aE 'Oops|panic|BENCH .* failed' "$log" | head -n 2)"
+        done
+    done
+done
+release=$(grep -aoh 'scxkit-guest: [^,]*' "$out"/*.log | head -n1 | cut -d' ' -f2)
+python3 "$top/bench/report.py" "$out" "${release:-$kernel}"

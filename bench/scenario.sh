@@ -1,49 +1,82 @@
-# Benchmark scenario inside the guest: the same workloads under EEVDF, then under a
-# scheduler, in one boot. Prints "BENCH <label> <metric> ..." lines for bench/report.py.
-#   scenario.sh SECONDS SCHEDULER [ARGS...]
+# Benchmark scenario inside the guest: EEVDF first, every scheduler of the plan in its order,
+# EEVDF again last (the drift check), the same workloads for each, in one boot. Prints
+# "BENCH <label> <figure> <value...>" lines for bench/report.py.
+#   scenario.sh MODE SECONDS PLAN
+# MODE: throughput (hackbench, stress-ng CPU and matrix, a fork/exec burst) or latency
+# (cyclictest under CPU hogs, a shell command under hogs and a fork storm, request/response
+# wakeups). PLAN: lines "LABEL<TAB>COMMAND" (see bench/run.sh).
 . /scxkit/lib.sh
-secs=$1; shift
+mode=$1 secs=$2 plan=$3
 ncpu=$(nproc)
 # Histogram range of cyclictest, in microseconds; later samples count as overflows.
 HIST_MAX_US=100000
-# Shell commands timed per scheduler: enough for a p99.
+# Shell commands timed per suite: enough for a p99.
 SHELL_RUNS=150
+# Programs started in the fork/exec burst.
+BURST_EXECS=300
+# CPU hogs under the latency workloads: two on one vCPU, one per vCPU otherwise.
+hogs_n=$ncpu; [ "$ncpu" -eq 1 ] && hogs_n=2
 
-suite() {
+throughput_suite() {
     local label=$1 i
-    echo "==== $label: wakeup latency of a 1 ms SCHED_OTHER task under $ncpu CPU hogs (${secs} s)"
-    stress-ng --cpu "$ncpu" --timeout "$((secs + 3))s" --quiet & local hogs=$!
+    for i in 1 2 3; do
+        hackbench -g 4 -f 10 -l 200 2>&1 | sed -n "s/^Time: *\([0-9.]*\).*/BENCH $label hackbench_s \1/p"
+    done
+    stress-ng --cpu "$ncpu" --cpu-method int64 --timeout "${secs}s" --metrics-brief 2>&1 \
+        | awk -v l="$label" '$0 ~ / cpu +[0-9]/ { for (i = 1; i <= NF; i++) if ($i == "cpu") print "BENCH", l, "cpu_bogo_per_s", $(i + 5) }'
+    stress-ng --matrix "$ncpu" --timeout "${secs}s" --metrics-brief 2>&1 \
+        | awk -v l="$label" '$0 ~ / matrix +[0-9]/ { for (i = 1; i <= NF; i++) if ($i == "matrix") print "BENCH", l, "matrix_bogo_per_s", $(i + 5) }'
+    scxkit-probe run-latency --count "$BURST_EXECS" -- /bin/true \
+        | awk -v l="$label" '{ us += $1 } END { if (us > 0) printf "BENCH %s forkexec_per_s %.1f\n", l, NR * 1e6 / us }'
+}
+
+latency_suite() {
+    local label=$1 hogs
+    stress-ng --cpu "$hogs_n" --timeout "$((secs + 3))s" --quiet & hogs=$!
     sleep 2
     cyclictest --policy=other -i 1000 -D "${secs}" -q -m -h "$HIST_MAX_US" 2>&1 \
         | grep -v ' 000000$' | sed "s/^/BENCH $label cyclictest /"
     wait "$hogs"
-    echo "==== $label: latency of a shell command (uname -r, every 30 ms, $SHELL_RUNS runs) under $ncpu CPU hogs and a fork storm"
-    stress-ng --cpu "$ncpu" --fork 2 --timeout 600s --quiet & hogs=$!
+    stress-ng --cpu "$hogs_n" --fork 2 --timeout 600s --quiet & hogs=$!
     sleep 2
-    scxkit-probe run-latency --count "$SHELL_RUNS" --interval-ms 30 -- uname -r | sed "s/^/BENCH $label shell /"
+    scxkit-probe run-latency --count "$SHELL_RUNS" --interval-ms 30 -- uname -r | sed "s/^/BENCH $label shell_us /"
     kill "$hogs"; wait "$hogs" 2>/dev/null
-    echo "==== $label: hackbench, 3 runs"
-    for i in 1 2 3; do
-        hackbench -g 4 -f 10 -l 200 2>&1 | grep '^Time' | sed "s/^/BENCH $label hackbench /"
-    done
-    echo "==== $label: stress-ng CPU throughput (${secs} s)"
-    stress-ng --cpu "$ncpu" --cpu-method int64 --timeout "${secs}s" --metrics-brief 2>&1 \
-        | grep -E ' cpu +[0-9]' | sed "s/^/BENCH $label throughput /"
+    scxkit-probe wakeup --groups "$ncpu" --workers 4 --work-us 200 --seconds "$secs" | sed "s/^/BENCH $label /"
 }
 
-suite eevdf
-"$@" --stats 1 > /tmp/sched.log 2>&1 &
-pid=$!
-wait_for 60 is_enabled || { echo "the scheduler did not load"; cat /tmp/sched.log; exit 1; }
-started_us=$(now_us)
-suite "$1"
-kill -INT "$pid"; wait "$pid"; rc=$?
-# A userspace policy's cost: its CPU time and its decisions over the time it was attached.
-totals=$(grep "totals:" /tmp/sched.log | tail -n 1)
-decisions=$(echo "$totals" | sed -n 's/.*: user \([0-9]*\) .*/\1/p')
-cpu_ms=$(echo "$totals" | sed -n 's/.* cpu \([0-9]*\) ms.*/\1/p')
-[ -n "$decisions" ] && [ -n "$cpu_ms" ] &&
-    echo "BENCH $1 overhead $decisions $cpu_ms $(( ($(now_us) - started_us) / 1000 ))"
-is_enabled && { echo "the scheduler is still loaded"; exit 1; }
-tail -n 3 /tmp/sched.log
-exit $rc
+suite() {
+    echo "==== $1 ($2)"
+    case $mode in
+        throughput) throughput_suite "$1" ;;
+        latency) latency_suite "$1" ;;
+    esac
+}
+
+# run_scheduler LABEL COMMAND: loads it, runs the suite under it, stops it.
+run_scheduler() {
+    local label=$1 cmd=$2 pid rc totals decisions cpu_ms started_us
+    # shellcheck disable=SC2086 # the command is a word list
+    $cmd > "/tmp/$label.log" 2>&1 & pid=$!
+    if ! wait_for 60 is_enabled; then
+        echo "BENCH $label failed did not load"; tail -n 5 "/tmp/$label.log"; kill "$pid" 2>/dev/null; return
+    fi
+    started_us=$(now_us)
+    suite "$label" "$cmd"
+    kill -INT "$pid"; wait "$pid"; rc=$?
+    wait_for 10 is_disabled || echo "BENCH $label failed still loaded after SIGINT"
+    [ "$rc" -eq 0 ] || { echo "BENCH $label failed exit status $rc"; tail -n 5 "/tmp/$label.log"; }
+    # A userspace policy's cost (scxkit's framework): its CPU time per decision.
+    totals=$(grep "totals:" "/tmp/$label.log" | tail -n 1)
+    decisions=$(echo "$totals" | sed -n 's/.*: user \([0-9]*\) .*/\1/p')
+    cpu_ms=$(echo "$totals" | sed -n 's/.* cpu \([0-9]*\) ms.*/\1/p')
+    [ -n "$decisions" ] && [ -n "$cpu_ms" ] &&
+        echo "BENCH $label overhead $decisions $cpu_ms $(( ($(now_us) - started_us) / 1000 ))"
+    return 0
+}
+
+suite eevdf1 "EEVDF, first"
+# The plan on descriptor 3: nothing a scheduler or workload reads from stdin eats it.
+while IFS="$(printf '\t')" read -r label cmd <&3; do
+    [ -n "$label" ] && run_scheduler "$label" "$cmd" < /dev/null
+done 3< "$plan"
+suite eevdf2 "EEVDF, last"

@@ -1,6 +1,9 @@
 //! scxkit-probe: what the guest's busybox cannot measure. `run-latency` times a command from
 //! fork to exit, again and again, each in microseconds: the "short shell command" figure of
-//! an interactive scheduler.
+//! an interactive scheduler. `wakeup` is a request/response wakeup benchmark (schbench's
+//! idea): wakeup latency percentiles and requests per second.
+
+mod wakeup;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
@@ -29,6 +32,22 @@ enum Probe {
         #[arg(required = true, trailing_var_arg = true)]
         command: Vec<String>,
     },
+    /// Message threads wake worker threads with requests and wait for their replies; prints
+    /// "wakeup_p50_us N", "wakeup_p99_us N", "wakeup_p999_us N", "requests_per_s N", "samples N".
+    Wakeup {
+        /// Groups, each a message thread and its workers.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=256))]
+        groups: u32,
+        /// Workers per group.
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
+        workers: u32,
+        /// CPU time each request costs its worker, in microseconds.
+        #[arg(long, value_name = "US", default_value_t = 200)]
+        work_us: u64,
+        /// How long to run, in seconds.
+        #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        seconds: u64,
+    },
 }
 
 /// One run of `command`, its output discarded; how long it took.
@@ -56,6 +75,19 @@ fn main() -> Result<()> {
                 }
                 println!("{}", time_one(&command)?.as_micros());
             }
+        }
+        Probe::Wakeup { groups, workers, work_us, seconds } => {
+            let outcome = wakeup::run(wakeup::Setup {
+                groups: groups as usize,
+                workers_per_group: workers as usize,
+                work: Duration::from_micros(work_us),
+                duration: Duration::from_secs(seconds),
+            });
+            println!("wakeup_p50_us {:.1}", outcome.p50_us);
+            println!("wakeup_p99_us {:.1}", outcome.p99_us);
+            println!("wakeup_p999_us {:.1}", outcome.p999_us);
+            println!("requests_per_s {:.1}", outcome.requests_per_s);
+            println!("samples {}", outcome.samples);
         }
     }
     Ok(())

@@ -1,0 +1,69 @@
+"""Unit tests of bench/report.py's statistics (run by ./test.sh --host)."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import report  # noqa: E402
+
+
+class Quantiles(unittest.TestCase):
+    def test_nearest_rank(self):
+        values = list(range(1, 101))
+        self.assertEqual(report.quantile(values, 0.5), 50)
+        self.assertEqual(report.quantile(values, 0.99), 99)
+        self.assertEqual(report.quantile([3], 0.99), 3)
+        self.assertIsNone(report.quantile([], 0.5))
+
+    def test_histogram_overflow_is_bounded_by_the_max(self):
+        hist = {10: 98, 20: 1}
+        self.assertEqual(report.histogram_quantile(hist, 0, 25, 0.5), 10)
+        self.assertEqual(report.histogram_quantile(hist, 1, 5000, 0.999), 5000)
+
+
+class Parsing(unittest.TestCase):
+    def test_figures_from_bench_lines(self):
+        log = "\n".join([
+            "BENCH s1 hackbench_s 2.0", "BENCH s1 hackbench_s 1.0", "BENCH s1 hackbench_s 3.0",
+            "BENCH s1 shell_us 1000", "BENCH s1 shell_us 3000",
+            "BENCH s1 cyclictest 000010 000005", "BENCH s1 cyclictest # Max Latencies: 00040",
+            "BENCH s1 wakeup_p99_us 12.5", "BENCH s1 overhead 100 50 2000",
+            "BENCH s2 failed did not load", "unrelated line",
+        ])
+        figures, overheads, failures = report.parse_log(log)
+        self.assertEqual(figures["s1"]["hackbench_s"], 2.0)
+        self.assertEqual(figures["s1"]["shell_p50_ms"], 1.0)
+        self.assertEqual(figures["s1"]["shell_p99_ms"], 3.0)
+        self.assertEqual(figures["s1"]["cyclic_p50_us"], 10)
+        self.assertEqual(figures["s1"]["wakeup_p99_us"], 12.5)
+        self.assertEqual(overheads["s1"], {"decisions": 100, "cpu_ms": 50, "attached_ms": 2000})
+        self.assertEqual(failures["s2"], ["did not load"])
+
+
+class Significance(unittest.TestCase):
+    def boot(self, e1, e2, s1):
+        return {"eevdf1": {"x": e1}, "eevdf2": {"x": e2}, "s1": {"x": s1}}
+
+    def test_ratio_to_the_same_boot_and_noise(self):
+        boots = [self.boot(100, 104, 204), self.boot(200, 196, 396)]
+        r = report.aggregate(boots, ["s1"], [("x", True)])["x"]
+        self.assertAlmostEqual(r["noise"], 0.04)
+        ratio = r["schedulers"]["s1"]["ratio"]
+        self.assertAlmostEqual(ratio["median"], 2.0)
+        self.assertTrue(ratio["significant"])
+        self.assertEqual(r["schedulers"]["s1"]["value"]["median"], 300)
+
+    def test_a_ratio_inside_eevdfs_drift_is_not_significant(self):
+        boots = [self.boot(100, 110, 103)]
+        ratio = report.aggregate(boots, ["s1"], [("x", True)])["x"]["schedulers"]["s1"]["ratio"]
+        self.assertFalse(ratio["significant"])
+
+    def test_a_missing_eevdf_run_leaves_the_boot_out(self):
+        boots = [{"eevdf1": {"x": 100}, "s1": {"x": 50}}]
+        r = report.aggregate(boots, ["s1"], [("x", True)])["x"]
+        self.assertIsNone(r["noise"])
+        self.assertIsNone(r["schedulers"]["s1"]["ratio"])
+
+
+if __name__ == "__main__":
+    unittest.main()
