@@ -186,6 +186,28 @@ def chart(panels, names, png, kernel):
     subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, check=True)
 
 
+def ratios_by_name(record):
+    """{(mode, figure, scheduler as given): median ratio to EEVDF} of a record."""
+    out = {}
+    for mode, m in record.get("modes", {}).items():
+        for fig, e in m["figures"].items():
+            for label, s in e["schedulers"].items():
+                if s.get("ratio"):
+                    out[(mode, fig, record["schedulers"][label])] = s["ratio"]["median"]
+    return out
+
+
+def print_changes(record, previous):
+    """Each ratio against the same one in the previous run (a ratio of ratios)."""
+    now, before = ratios_by_name(record), ratios_by_name(previous)
+    common = sorted(k for k in now if k in before and before[k])
+    if not common:
+        return
+    print("against the previous run (this ratio / that ratio):")
+    for mode, fig, name in common:
+        print(f"  {mode:<10} {fig:<16} {name}: {now[(mode, fig, name)] / before[(mode, fig, name)]:.2f}")
+
+
 def main():
     run_dir, kernel = sys.argv[1:3]
     names = {}
@@ -227,8 +249,12 @@ def main():
             if bars:
                 panels.append((f"{mode}: {fig}", bars))
     print("\n~ : within EEVDF's own drift between its first and last run of a boot (not significant)")
+    last_path = os.path.join(os.path.dirname(os.path.abspath(run_dir)), "last.json")
+    if os.path.exists(last_path):
+        print_changes(record, json.load(open(last_path)))
     json_path = os.path.join(run_dir, "bench.json")
     json.dump(record, open(json_path, "w"), indent=1)
+    json.dump(record, open(last_path, "w"), indent=1)
     print(f"record: {json_path}")
     if panels:
         png = os.path.join(run_dir, "bench.png")
