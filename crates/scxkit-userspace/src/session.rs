@@ -16,8 +16,13 @@ use std::mem::MaybeUninit;
 use std::rc::Rc;
 use std::time::Duration;
 
-/// The longest the loop sleeps: its heartbeat must move well within the fallback delay.
+/// The longest the loop sleeps: its heartbeat must move well within the fallback delay
+/// (at most a quarter of it), or an idle policy would look stopped.
 const MAX_POLL: Duration = Duration::from_millis(100);
+
+fn max_poll(fallback_after_ms: u64) -> Duration {
+    MAX_POLL.min(Duration::from_millis(fallback_after_ms) / 4)
+}
 /// Messages the kernel's ring buffer can hold at most: the inbox never grows past this.
 const INBOX_CAPACITY: usize = intf::USCHED_RING_BYTES as usize / std::mem::size_of::<intf::usched_task>();
 
@@ -92,11 +97,12 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
         let usage = Usage { page_faults: loop_faults.get(), cpu_s: process_cpu_s() };
         Ok(stats::values(&counters, &shared.read(), usage, monotonic_ns()))
     });
+    let poll_limit = max_poll(opts.fallback_after_ms);
     let mut heartbeat = 1u64;
     let mut received = 0u64;
     let mut batch: Vec<QueuedTask> = Vec::with_capacity(INBOX_CAPACITY);
     let step = |wait: Duration| -> Result<()> {
-        let polled = ring.poll_raw(wait.min(MAX_POLL));
+        let polled = ring.poll_raw(wait.min(poll_limit));
         if polled < 0 && polled != -libc::EINTR {
             return Err(std::io::Error::from_raw_os_error(-polled)).context("polling the ring buffer");
         }
@@ -117,4 +123,23 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
         Ok(())
     };
     attempt.drive(skel.object(), link, stats, Jobs::new(), step)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loop_beats_at_least_four_times_per_fallback_delay() {
+        assert_eq!(max_poll(500), MAX_POLL);
+        assert_eq!(max_poll(100), Duration::from_millis(25));
+        assert_eq!(max_poll(10_000), MAX_POLL);
+    }
+
+    #[test]
+    fn the_ops_name_drops_the_prefix() {
+        let name = ops_name("scx_rustland");
+        let text: String = name.iter().take_while(|&&c| c != 0).map(|&c| c as u8 as char).collect();
+        assert_eq!(text, "rustland");
+    }
 }
