@@ -97,26 +97,47 @@ pub trait Policy {
     fn dispatch(&mut self, out: &mut Dispatcher) -> usize;
 }
 
+/// What the kernel side has seen of the policy's decisions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KernelView {
+    /// The largest vtime of a task that started running after a decision: the policy's "now".
+    pub vtime_now: u64,
+    /// Tasks dispatched to any CPU that wait for one (0 where the kernel cannot count them).
+    pub nr_queued: u64,
+}
+
 /// Sends decisions to the kernel (a user ring buffer, read in ops.dispatch).
 pub struct Dispatcher<'a> {
     ring: Option<&'a UserRingBuffer>,
     nr_cpus: usize,
+    kernel: KernelView,
     sent: Vec<intf::usched_decision>,
 }
 
 impl<'a> Dispatcher<'a> {
-    pub(crate) fn new(ring: &'a UserRingBuffer, nr_cpus: usize) -> Dispatcher<'a> {
-        Dispatcher { ring: Some(ring), nr_cpus, sent: Vec::new() }
+    pub(crate) fn new(ring: &'a UserRingBuffer, nr_cpus: usize, kernel: KernelView) -> Dispatcher<'a> {
+        Dispatcher { ring: Some(ring), nr_cpus, kernel, sent: Vec::new() }
     }
 
-    /// A dispatcher that records decisions instead of sending them: for policies' tests.
-    pub fn recording(nr_cpus: usize) -> Dispatcher<'static> {
-        Dispatcher { ring: None, nr_cpus, sent: Vec::new() }
+    /// A dispatcher that records decisions instead of sending them, with the kernel's view
+    /// given: for policies' tests.
+    pub fn recording(nr_cpus: usize, kernel: KernelView) -> Dispatcher<'static> {
+        Dispatcher { ring: None, nr_cpus, kernel, sent: Vec::new() }
     }
 
     /// The CPUs online when this attempt started.
     pub fn nr_cpus(&self) -> usize {
         self.nr_cpus
+    }
+
+    /// The largest vtime of a dispatched task that has started running: where the queue is.
+    pub fn vtime_now(&self) -> u64 {
+        self.kernel.vtime_now
+    }
+
+    /// Tasks already dispatched to any CPU and still waiting for one.
+    pub fn nr_queued_in_kernel(&self) -> u64 {
+        self.kernel.nr_queued
     }
 
     /// Sends one decision. False when the ring buffer is full: keep the task and try again

@@ -3,7 +3,7 @@
 
 use crate::bpf_skel::{types, MainSkelBuilder};
 use crate::memory::{gettid, monotonic_ns, process_cpu_s, thread_page_faults, Usage};
-use crate::policy::{Dispatcher, Policy, QueuedTask};
+use crate::policy::{Dispatcher, KernelView, Policy, QueuedTask};
 use crate::stats::{self, BssReading};
 use crate::{intf, FrameworkOpts};
 use anyhow::{Context, Result};
@@ -26,26 +26,37 @@ fn max_poll(fallback_after_ms: u64) -> Duration {
 /// Messages the kernel's ring buffer can hold at most: the inbox never grows past this.
 const INBOX_CAPACITY: usize = intf::USCHED_RING_BYTES as usize / std::mem::size_of::<intf::usched_task>();
 
-/// The .bss fields the policy loop writes, through the mapping shared with the kernel.
+/// The framework's .bss, shared with the kernel through the skeleton's mapping. Fields are
+/// reached through raw pointers, one at a time: BPF writes the others concurrently.
 struct SharedState(*mut types::bss);
 
+/// A pointer to one field of the shared .bss.
+macro_rules! field {
+    ($state:expr, $name:ident) => {
+        // SAFETY: the pointer is the skeleton's mmap'ed .bss, alive for the whole attempt.
+        unsafe { std::ptr::addr_of_mut!((*$state.0).$name) }
+    };
+}
+
 impl SharedState {
-    fn write(&self, field: impl FnOnce(&mut types::bss) -> &mut u64, value: u64) {
-        // SAFETY: the pointer is the skeleton's mmap'ed .bss, alive for the whole attempt;
-        // each field is a naturally aligned u64, written whole.
-        unsafe { std::ptr::write_volatile(field(&mut *self.0), value) }
+    fn store(field: *mut u64, value: u64) {
+        // SAFETY: a naturally aligned u64 of the live mapping, written whole.
+        unsafe { field.write_volatile(value) }
+    }
+
+    fn load(field: *const u64) -> u64 {
+        // SAFETY: as above, read whole.
+        unsafe { field.read_volatile() }
     }
 
     fn read(&self) -> BssReading {
-        // SAFETY: as above; plain loads of u64 fields BPF updates concurrently.
-        let bss = unsafe { std::ptr::read_volatile(self.0) };
         BssReading {
-            nr_sent: bss.nr_sent,
-            user_received: bss.user_received,
-            user_held: bss.user_held,
-            fallback_total_ns: bss.fallback_total_ns,
-            fallback_since_ns: bss.fallback_since_ns,
-            fallback_entries: bss.fallback_entries,
+            nr_sent: Self::load(field!(self, nr_sent)),
+            user_received: Self::load(field!(self, user_received)),
+            user_held: Self::load(field!(self, user_held)),
+            fallback_total_ns: Self::load(field!(self, fallback_total_ns)),
+            fallback_since_ns: Self::load(field!(self, fallback_since_ns)),
+            fallback_entries: Self::load(field!(self, fallback_entries)),
         }
     }
 }
@@ -71,7 +82,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     rodata.idle_bypass = !opts.full_user;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let shared = SharedState(skel.maps.bss_data.as_deref_mut().context("no .bss")? as *mut types::bss);
-    shared.write(|b| &mut b.user_heartbeat, 1);
+    SharedState::store(field!(shared, user_heartbeat), 1);
     let link = skel.maps.usched_ops.attach_struct_ops().context("attaching the scheduler")?;
 
     let inbox: Rc<RefCell<Vec<QueuedTask>>> = Rc::new(RefCell::new(Vec::with_capacity(INBOX_CAPACITY)));
@@ -108,17 +119,21 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
         }
         let faults_before = thread_page_faults();
         heartbeat += 1;
-        shared.write(|b| &mut b.user_heartbeat, heartbeat);
+        SharedState::store(field!(shared, user_heartbeat), heartbeat);
         batch.extend(inbox.borrow_mut().drain(..));
         received = messages.get();
         // Every message read, nudges included, so the kernel's count of what waits is exact.
-        shared.write(|b| &mut b.nudge_pending, 0);
-        shared.write(|b| &mut b.user_received, received);
+        SharedState::store(field!(shared, nudge_pending), 0);
+        SharedState::store(field!(shared, user_received), received);
         for task in batch.drain(..) {
             policy.enqueue(task);
         }
-        let held = policy.dispatch(&mut Dispatcher::new(&user_ring, nr_cpus));
-        shared.write(|b| &mut b.user_held, held as u64);
+        let kernel = KernelView {
+            vtime_now: SharedState::load(field!(shared, vtime_now)),
+            nr_queued: SharedState::load(field!(shared, nr_shared_queued)),
+        };
+        let held = policy.dispatch(&mut Dispatcher::new(&user_ring, nr_cpus, kernel));
+        SharedState::store(field!(shared, user_held), held as u64);
         loop_faults.set(loop_faults.get() + thread_page_faults() - faults_before);
         Ok(())
     };

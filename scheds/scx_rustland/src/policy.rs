@@ -4,6 +4,8 @@
 use log::info;
 use scxkit_userspace::memory::monotonic_ns;
 use scxkit_userspace::{Decision, Dispatcher, Policy, QueuedTask, Target};
+#[cfg(test)]
+use scxkit_userspace::KernelView;
 use std::collections::{BTreeMap, HashMap};
 
 /// Weight of a nice-0 task.
@@ -81,9 +83,11 @@ impl Rustland {
         state.nvcsw_rate >= self.settings.nvcsw_threshold
     }
 
-    /// The slice for the next tasks: shorter as more tasks wait per CPU.
-    fn slice_ns(&self, nr_cpus: usize) -> u64 {
-        let per_cpu = self.queue.len() as u64 / nr_cpus.max(1) as u64;
+    /// The slice for the next tasks: shorter as more tasks wait per CPU, here and in the
+    /// kernel's queue (this policy hands every task over at once).
+    fn slice_ns(&self, nr_cpus: usize, nr_queued_in_kernel: u64) -> u64 {
+        let waiting = self.queue.len() as u64 + nr_queued_in_kernel;
+        let per_cpu = waiting / nr_cpus.max(1) as u64;
         (self.settings.slice_ns / (1 + per_cpu)).max(self.settings.slice_min_ns)
     }
 
@@ -145,14 +149,16 @@ impl Policy for Rustland {
     }
 
     fn dispatch(&mut self, out: &mut Dispatcher) -> usize {
-        let slice_ns = self.slice_ns(out.nr_cpus());
+        // The queue's clock is what has started running, not what was handed over: a heavy
+        // task's far vtime must not drag the others' credit bound along.
+        self.min_vruntime = self.min_vruntime.max(out.vtime_now());
+        let slice_ns = self.slice_ns(out.nr_cpus(), out.nr_queued_in_kernel());
         while let Some(((vruntime, arrival), task)) = self.queue.pop_first() {
             let decision = Decision { target: Target::AnyCpu, slice_ns, vtime: vruntime };
             if !out.dispatch(&task, decision) {
                 self.queue.insert((vruntime, arrival), task);
                 break;
             }
-            self.min_vruntime = self.min_vruntime.max(vruntime);
         }
         self.queue.len()
     }
@@ -180,10 +186,25 @@ mod tests {
         let mut policy = policy(1);
         policy.enqueue(QueuedTask::new(1, 100, 10 * MS, 0));
         policy.enqueue(QueuedTask::new(2, 200, 10 * MS, 0));
-        let mut out = Dispatcher::recording(1);
+        let mut out = Dispatcher::recording(1, KernelView::default());
         assert_eq!(policy.dispatch(&mut out), 0);
         let order: Vec<i32> = out.recorded().iter().map(|d| d.0).collect();
         assert_eq!(order, vec![2, 1], "weight 200 is charged 5 ms, weight 100 10 ms");
+    }
+
+    #[test]
+    fn weights_hold_when_a_heavy_task_is_handed_over_far_ahead() {
+        let mut policy = policy(1);
+        policy.enqueue(QueuedTask::new(1, 100, 10 * MS, 0));
+        policy.enqueue(QueuedTask::new(2, 1, 10 * MS, 0));
+        // Both handed over; the light task (small vtime) is the one that runs.
+        let mut out = Dispatcher::recording(1, KernelView { vtime_now: 10 * MS, nr_queued: 1 });
+        policy.dispatch(&mut out);
+        assert_eq!(out.recorded()[1].3, 1000 * MS, "nice-19-like weight 1: charged 100 times");
+        policy.enqueue(QueuedTask::new(1, 100, 10 * MS, 0));
+        let mut out = Dispatcher::recording(1, KernelView { vtime_now: 10 * MS, nr_queued: 1 });
+        policy.dispatch(&mut out);
+        assert_eq!(out.recorded()[0].3, 20 * MS, "not pulled up to the heavy task's vtime");
     }
 
     #[test]
@@ -192,7 +213,7 @@ mod tests {
         policy.tasks.insert(7, TaskState::new(0, 0, 0));
         policy.min_vruntime = 1000 * MS;
         policy.enqueue(QueuedTask::new(7, 100, 0, 0));
-        let mut out = Dispatcher::recording(1);
+        let mut out = Dispatcher::recording(1, KernelView::default());
         policy.dispatch(&mut out);
         assert_eq!(out.recorded()[0].3, 980 * MS, "one 20 ms slice behind the queue");
     }
@@ -200,15 +221,12 @@ mod tests {
     #[test]
     fn the_slice_shrinks_as_tasks_wait_but_not_below_the_minimum() {
         let mut policy = policy(1);
-        assert_eq!(policy.slice_ns(2), 20 * MS);
-        for pid in 0..4 {
+        assert_eq!(policy.slice_ns(2, 0), 20 * MS);
+        for pid in 0..2 {
             policy.enqueue(QueuedTask::new(pid, 100, 0, 0));
         }
-        assert_eq!(policy.slice_ns(2), 20 * MS / 3, "two waiting per CPU");
-        for pid in 4..200 {
-            policy.enqueue(QueuedTask::new(pid, 100, 0, 0));
-        }
-        assert_eq!(policy.slice_ns(2), MS);
+        assert_eq!(policy.slice_ns(2, 2), 20 * MS / 3, "two waiting per CPU, half of them in the kernel");
+        assert_eq!(policy.slice_ns(2, 400), MS);
     }
 
     #[test]

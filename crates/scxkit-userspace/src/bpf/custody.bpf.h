@@ -67,6 +67,26 @@ static bool custody_add(s32 pid, u64 seq)
 	return !bpf_map_push_elem(&custody, &e, 0);
 }
 
+/* Drops stale entries from the head, a few per call, so the FIFO does not fill up with them
+ * in normal running; stops at the first live one (the oldest task still waiting). */
+static void custody_trim(void)
+{
+	struct custody_entry e;
+	struct task_struct *p;
+	u32 i;
+
+	bpf_for(i, 0, 8) {
+		if (bpf_map_peek_elem(&custody, &e))
+			break;
+		p = custody_task(e.pid, e.seq);
+		if (p) {
+			bpf_task_release(p);
+			break;
+		}
+		bpf_map_pop_elem(&custody, &e);
+	}
+}
+
 /* Fallback: queues up to one batch of the tasks userspace holds in the kernel's FIFO. */
 static void custody_sweep(void)
 {

@@ -79,8 +79,10 @@ static void apply_decision(const struct usched_decision *d)
 		return;
 	}
 	tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-	if (tctx)
+	if (tctx) {
 		tctx->custody_seq = 0;
+		tctx->vtime = d->vtime;
+	}
 	if (cpu != USCHED_ANY_CPU && (cpu < 0 || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))) {
 		scxk_count(&stats, USCHED_STAT_REPLACED);
 		cpu = USCHED_ANY_CPU;

@@ -102,11 +102,15 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 
 void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 {
-	if (fallback_active(bpf_ktime_get_ns()))
+	if (fallback_active(bpf_ktime_get_ns())) {
 		custody_sweep();
-	else
+	} else {
 		drain_decisions();
+		custody_trim();
+	}
 	if (scx_bpf_create_dsq_usable()) {
+		if (scx_bpf_dsq_nr_queued_usable())
+			nr_shared_queued = scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ);
 		if (scx_bpf_dsq_move_to_local(USCHED_KERNEL_DSQ))
 			return;
 		if (scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ))
@@ -129,8 +133,12 @@ void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 
 	stat_set(USCHED_STAT_RUNNING, 1);
-	if (tctx)
-		tctx->started_ns = bpf_ktime_get_ns();
+	if (!tctx)
+		return;
+	tctx->started_ns = bpf_ktime_get_ns();
+	if (tctx->vtime && time_before(vtime_now, tctx->vtime))
+		vtime_now = tctx->vtime;
+	tctx->vtime = 0;
 }
 
 void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)

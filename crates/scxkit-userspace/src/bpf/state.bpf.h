@@ -24,6 +24,10 @@ u64 heartbeat_seen_ns;
 u64 fallback_since_ns;		/* non-zero while BPF schedules on its own */
 u64 fallback_total_ns;		/* time spent in fallback, ended periods */
 u64 fallback_entries;
+/* The largest vtime the policy gave a task that then started running: the policy's "now". */
+u64 vtime_now;
+/* Tasks waiting in the shared queue for any CPU, as last seen by ops.dispatch. */
+u64 nr_shared_queued;
 
 struct task_ctx {
 	/* Bumped by every ops.enqueue: a decision quoting an older value is stale. */
@@ -34,6 +38,8 @@ struct task_ctx {
 	u64 run_ns;
 	u64 since_sleep_ns;
 	u64 nvcsw;
+	/* The vtime of the decision it was dispatched with, or 0. */
+	u64 vtime;
 };
 
 struct {
@@ -87,19 +93,22 @@ static __always_inline u64 user_backlog(void)
  */
 static bool fallback_active(u64 now)
 {
-	u64 beat = user_heartbeat, since;
+	u64 beat = user_heartbeat, since, seen_ns;
 
 	if (beat != heartbeat_seen) {
 		heartbeat_seen = beat;
 		heartbeat_seen_ns = now;
 		since = fallback_since_ns;
-		if (since && __sync_bool_compare_and_swap(&fallback_since_ns, since, 0))
+		/* Signed comparisons: another CPU may have stored a later time than our now. */
+		if (since && __sync_bool_compare_and_swap(&fallback_since_ns, since, 0) &&
+		    time_before(since, now))
 			__sync_fetch_and_add(&fallback_total_ns, now - since);
 		return false;
 	}
 	if (fallback_since_ns)
 		return true;
-	if (heartbeat_seen_ns && now - heartbeat_seen_ns > fallback_after_ns) {
+	seen_ns = heartbeat_seen_ns;
+	if (seen_ns && time_before(seen_ns + fallback_after_ns, now)) {
 		if (__sync_bool_compare_and_swap(&fallback_since_ns, 0, now))
 			__sync_fetch_and_add(&fallback_entries, 1);
 		return true;
