@@ -93,12 +93,8 @@ LOG2=/tmp/scx_bpfland-2.log
 start_sched "$LOG2" scx_bpfland --stats 1 --watch-pid "$sleeper,$hog" --enable-prometheus
 expect_loaded scx_bpfland bpfland "$LOG2"
 sleep 4
-if grep "pid $sleeper:" "$LOG2" | tail -n 1 | grep -q ": interactive"; then
-    pass "a periodic sleeper is interactive ($(grep "pid $sleeper:" "$LOG2" | tail -n 1 | cut -c7-))"
-else fail "a periodic sleeper is interactive" "$(grep "pid $sleeper:" "$LOG2" | tail -n 2)"; fi
-if grep "pid $hog:" "$LOG2" | tail -n 1 | grep -q ": regular"; then
-    pass "a CPU hog is regular ($(grep "pid $hog:" "$LOG2" | tail -n 1 | cut -c7-))"
-else fail "a CPU hog is regular" "$(grep "pid $hog:" "$LOG2" | tail -n 2)"; fi
+expect_class "a periodic sleeper is interactive" "$sleeper" interactive "$LOG2"
+expect_class "a CPU hog is regular" "$hog" regular "$LOG2"
 kill $sleeper $hog
 expect_clean_exit scx_bpfland "$LOG2"
 expect_partition "$LOG2"

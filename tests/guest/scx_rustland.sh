@@ -24,12 +24,8 @@ start_sched "$LOG" scx_rustland --stats 1 --watch-pid "$sleeper,$hog" --enable-p
 expect_loaded scx_rustland rustland "$LOG"
 expect_ext_task scx_rustland
 sleep 6
-if grep "pid $sleeper:" "$LOG" | tail -n 1 | grep -q ": interactive"; then
-    pass "a periodic sleeper is interactive ($(grep "pid $sleeper:" "$LOG" | tail -n 1 | sed 's/.*pid/pid/'))"
-else fail "a periodic sleeper is interactive" "$(grep "pid $sleeper:" "$LOG" | tail -n 2)"; fi
-if grep "pid $hog:" "$LOG" | tail -n 1 | grep -q ": regular"; then
-    pass "a CPU hog is regular ($(grep "pid $hog:" "$LOG" | tail -n 1 | sed 's/.*pid/pid/'))"
-else fail "a CPU hog is regular" "$(grep "pid $hog:" "$LOG" | tail -n 2)"; fi
+expect_class "a periodic sleeper is interactive" "$sleeper" interactive "$LOG"
+expect_class "a CPU hog is regular" "$hog" regular "$LOG"
 faults=$(grep "dispatched" "$LOG" | tail -n 3 | sed -n 's/.* faults \([0-9]*\) .*/\1/p' | tr '\n' ' ')
 if [ "$faults" = "0 0 0 " ]; then pass "no page faults in the policy process in its last three seconds under load"
 else fail "no page faults in the policy process in steady state" "faults per second: $faults"; fi

@@ -185,3 +185,14 @@ start_hogs() {
 }
 
 stop_hogs() { kill $HOGS 2>/dev/null; wait $HOGS 2>/dev/null; HOGS=""; }
+
+# expect_class NAME PID CLASS LOG: the newest --watch-pid line of PID in LOG ("pid N:
+# interactive (...)") gives CLASS.
+expect_class() {
+    local name=$1 pid=$2 class=$3 line
+    line=$(grep "pid $pid:" "$4" | tail -n 1)
+    case $line in
+        *"pid $pid: $class"*) pass "$name (pid ${line#*pid })" ;;
+        *) fail "$name" "$(grep "pid $pid:" "$4" | tail -n 2)" ;;
+    esac
+}
