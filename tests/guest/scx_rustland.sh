@@ -57,6 +57,14 @@ user=$(grep "dispatched" "$LOG" | tail -n 1 | sed -n 's/.*: user \([0-9]*\) .*/\
 check "the policy decides again after SIGCONT (user $user in the last second)" [ "${user:-0}" -gt 0 ]
 stop_hogs
 
+# Weights, measured (not asserted: each decision's round trip lets the other task run):
+# two hogs on CPU 1, nice 0 and nice 19, their CPU time over 6 s.
+taskset -c 1 sh -c 'while :; do :; done' & light=$!
+taskset -c 1 nice -n 19 sh -c 'while :; do :; done' & heavy=$!
+sleep 6
+note "weights on one CPU: nice 0 ran $(stat_field $light 14) ticks, nice 19 $(stat_field $heavy 14) (EEVDF: about 100 to 1)"
+kill $light $heavy; wait $light $heavy 2>/dev/null
+
 # 3. Mixed stress, CPU hotplug, SIGINT.
 stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 60s --quiet >/dev/null 2>&1
 if kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = rustland ]; then
