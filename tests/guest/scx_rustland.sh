@@ -59,11 +59,11 @@ stop_hogs
 
 # Weights, measured (not asserted: each decision's round trip lets the other task run):
 # two hogs on CPU 1, nice 0 and nice 19, their CPU time over 6 s.
-taskset -c 1 sh -c 'while :; do :; done' & light=$!
-taskset -c 1 nice -n 19 sh -c 'while :; do :; done' & heavy=$!
+taskset -c 1 sh -c 'while :; do :; done' & nice0=$!
+taskset -c 1 nice -n 19 sh -c 'while :; do :; done' & nice19=$!
 sleep 6
-note "weights on one CPU: nice 0 ran $(stat_field $light 14) ticks, nice 19 $(stat_field $heavy 14) (EEVDF: about 100 to 1)"
-kill $light $heavy; wait $light $heavy 2>/dev/null
+note "weights on one CPU: nice 0 ran $(stat_field $nice0 14) ticks, nice 19 $(stat_field $nice19 14) (EEVDF: about 100 to 1)"
+kill $nice0 $nice19; wait $nice0 $nice19 2>/dev/null
 
 # 3. Mixed stress, CPU hotplug, SIGINT.
 stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 60s --quiet >/dev/null 2>&1
