@@ -90,9 +90,10 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     let sink = inbox.clone();
     let messages = Rc::new(std::cell::Cell::new(0u64));
     let counted = messages.clone();
+    // Tasks only: a nudge is not counted in the kernel's nr_sent either.
     builder.add(&skel.maps.to_user, move |bytes: &[u8]| {
-        counted.set(counted.get() + 1);
         if let Some(task) = QueuedTask::decode(bytes) {
+            counted.set(counted.get() + 1);
             sink.borrow_mut().push(task);
         }
         0
@@ -122,7 +123,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
         SharedState::store(field!(shared, user_heartbeat), heartbeat);
         batch.extend(inbox.borrow_mut().drain(..));
         received = messages.get();
-        // Every message read, nudges included, so the kernel's count of what waits is exact.
+        // Every message is read by now, any nudge included: the next one may come.
         SharedState::store(field!(shared, nudge_pending), 0);
         SharedState::store(field!(shared, user_received), received);
         for task in batch.drain(..) {
