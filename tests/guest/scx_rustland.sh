@@ -92,6 +92,8 @@ expect_loaded scx_fifo fifo "$FIFO_LOG"
 expect_ext_task scx_fifo
 expect_survives scx_fifo 20 fifo
 check "scx_fifo dispatched tasks as userspace decided" sh -c "grep dispatched $FIFO_LOG | grep -q ': user [1-9]'"
+check "scx_fifo held tasks and was called again when a CPU ran out of work (nudges)" \
+    sh -c "grep dispatched $FIFO_LOG | grep -q 'nudges [1-9]'"
 expect_clean_exit scx_fifo "$FIFO_LOG"
 
 echo "---- scx_rustland log ----"; grep -v "pid " "$LOG" | tail -n 12

@@ -34,6 +34,7 @@ pub static METRICS: &[MetricDef] = &[
     def("tasks_sent_total", &[], MetricKind::Counter, Unit::Count, "Tasks handed to the policy."),
     def("decisions_cancelled_total", &[], MetricKind::Counter, Unit::Count, "Decisions dropped: the task was enqueued again, dequeued or gone since it was handed over."),
     def("decisions_replaced_total", &[], MetricKind::Counter, Unit::Count, "Decisions naming a CPU the task may not use: sent to any CPU instead."),
+    def("policy_nudges_total", &[], MetricKind::Counter, Unit::Count, "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),
     def("fallback_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "Time BPF scheduled on its own because the policy process was silent."),
     def("fallback_entries_total", &[], MetricKind::Counter, Unit::Count, "Times the policy went silent and BPF took over."),
     def("page_faults_total", &[], MetricKind::Counter, Unit::Count, "Page faults taken in the policy loop while it decides (minor and major): none once it runs steadily."),
@@ -69,6 +70,7 @@ pub fn values(counters: &[u64], bss: &BssReading, usage: Usage, now_ns: u64) -> 
         c(intf::USCHED_STAT_SENT),
         c(intf::USCHED_STAT_CANCELLED),
         c(intf::USCHED_STAT_REPLACED),
+        c(intf::USCHED_STAT_NUDGE),
         (bss.fallback_total_ns + ongoing_ns) as f64 / 1e9,
         bss.fallback_entries as f64,
         usage.page_faults as f64,
@@ -82,13 +84,14 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
-        "running {} queued {} held {} | dispatched {total}: {} | cancelled {} replaced {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
+        "running {} queued {} held {} | dispatched {total}: {} | cancelled {} replaced {} nudges {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
         now.get("tasks_running", &[]),
         now.get("tasks_queued", &[]),
         now.get("tasks_waiting_user", &[]),
         by_path.join(" "),
         d("decisions_cancelled_total", &[]),
         d("decisions_replaced_total", &[]),
+        d("policy_nudges_total", &[]),
         now.get("fallback_seconds_total", &[]),
         now.get("fallback_entries_total", &[]),
         d("page_faults_total", &[]),
@@ -139,7 +142,7 @@ mod tests {
         let after = Snapshot { series: layout, values: values(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0) };
         let line = log_line(&before, &after);
         assert!(line.contains("dispatched 6: user 4 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
-        assert!(line.contains("cancelled 1 replaced 0"), "{line}");
+        assert!(line.contains("cancelled 1 replaced 0 nudges 0"), "{line}");
         assert!(line.contains("cpu 2 ms"), "{line}");
     }
 }

@@ -1,6 +1,7 @@
 //! scx_fifo: the whole scxkit-userspace API in one file. The kernel hands each task that
 //! needs a CPU to this process; it keeps them in arrival order and sends them back, each to
-//! any CPU, with a fixed slice. Everything else (loading, stats, signals, hotplug restarts,
+//! any CPU, with a fixed slice, at most as many per call as there are CPUs: the others it
+//! holds, and the framework calls it again when a CPU runs out of work. Everything else (loading, stats, signals, hotplug restarts,
 //! the fallback while this process is stopped) comes from the framework.
 
 use anyhow::Result;
@@ -34,10 +35,11 @@ impl Policy for Fifo {
         self.waiting.push_back(task);
     }
 
-    /// Sends every waiting task, oldest first, to any CPU. The arrival number is the vtime,
-    /// so tasks that still wait for a free CPU keep their order in the kernel too.
+    /// Sends the oldest waiting tasks, as many as there are CPUs, to any CPU. The arrival number is the
+    /// vtime, so tasks that still wait for a free CPU keep their order in the kernel too.
     fn dispatch(&mut self, out: &mut Dispatcher) -> usize {
-        while let Some(task) = self.waiting.pop_front() {
+        for _ in 0..out.nr_cpus() {
+            let Some(task) = self.waiting.pop_front() else { break };
             let decision = Decision { target: Target::AnyCpu, slice_ns: self.slice_ns, vtime: self.sent };
             if out.dispatch(&task, decision) {
                 self.sent += 1;

@@ -58,6 +58,7 @@ static void nudge_user(void)
 	msg->flags = USCHED_MSG_NUDGE;
 	nudge_pending = 1;
 	bpf_ringbuf_submit(msg, 0);
+	scxk_count(&stats, USCHED_STAT_NUDGE);
 }
 
 /* An idle CPU p may use, claimed, or -1. */

@@ -84,6 +84,8 @@ enum usched_stat_idx {
 	USCHED_STAT_CANCELLED,
 	/* Decisions whose CPU the task may not use: sent to any CPU instead. */
 	USCHED_STAT_REPLACED,
+	/* Wake-up calls sent to the policy: a CPU had nothing to run while it held tasks. */
+	USCHED_STAT_NUDGE,
 	/* 1 while the CPU runs a task of this scheduler (summed: tasks running). */
 	USCHED_STAT_RUNNING,
 	USCHED_NR_STATS,
