@@ -85,8 +85,9 @@ def parse_log(text):
             f["hackbench_s"] = statistics.median(runs)
         for name in ("cpu_bogo_per_s", "matrix_bogo_per_s", "forkexec_per_s", "wakeup_p50_us",
                      "wakeup_p99_us", "wakeup_p999_us", "requests_per_s"):
-            if name in kinds:
-                f[name] = float(kinds[name][-1][0])
+            numbers = [float(r[0]) for r in kinds.get(name, []) if re.fullmatch(r"[0-9.]+", r[0])]
+            if numbers:
+                f[name] = numbers[0]
         if "overhead" in kinds:
             decisions, cpu_ms, attached_ms = (int(x) for x in kinds["overhead"][-1][:3])
             overheads[label] = {"decisions": decisions, "cpu_ms": cpu_ms, "attached_ms": attached_ms}

@@ -27,7 +27,8 @@ class Parsing(unittest.TestCase):
             "BENCH s1 hackbench_s 2.0", "BENCH s1 hackbench_s 1.0", "BENCH s1 hackbench_s 3.0",
             "BENCH s1 shell_us 1000", "BENCH s1 shell_us 3000",
             "BENCH s1 cyclictest 000010 000005", "BENCH s1 cyclictest # Max Latencies: 00040",
-            "BENCH s1 wakeup_p99_us 12.5", "BENCH s1 overhead 100 50 2000",
+            "BENCH s1 wakeup_p99_us 12.5", "BENCH s1 matrix_bogo_per_s 128.4",
+            "BENCH s1 matrix_bogo_per_s mean", "BENCH s1 overhead 100 50 2000",
             "BENCH s2 failed did not load", "unrelated line",
         ])
         figures, overheads, failures = report.parse_log(log)
@@ -36,6 +37,7 @@ class Parsing(unittest.TestCase):
         self.assertEqual(figures["s1"]["shell_p99_ms"], 3.0)
         self.assertEqual(figures["s1"]["cyclic_p50_us"], 10)
         self.assertEqual(figures["s1"]["wakeup_p99_us"], 12.5)
+        self.assertEqual(figures["s1"]["matrix_bogo_per_s"], 128.4, "words after the figure are skipped")
         self.assertEqual(overheads["s1"], {"decisions": 100, "cpu_ms": 50, "attached_ms": 2000})
         self.assertEqual(failures["s2"], ["did not load"])
 
