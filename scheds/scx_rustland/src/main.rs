@@ -26,12 +26,13 @@ Troubleshooting:
 #[derive(Debug, Parser)]
 #[command(name = "scx_rustland", version, after_help = TROUBLESHOOTING)]
 struct Opts {
-    /// Time slice when few tasks wait, in microseconds; it shrinks as more tasks wait per CPU.
+    /// Time slice when few tasks wait, in microseconds; it shrinks as more tasks wait per CPU,
+    /// and in proportion to weight for tasks lighter than nice 0.
     #[arg(long, value_name = "US", default_value_t = 20_000,
           value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
     slice_us: u64,
 
-    /// Smallest time slice, however many tasks wait, in microseconds.
+    /// Smallest time slice, however many tasks wait and however light the task, in microseconds.
     #[arg(long, value_name = "US", default_value_t = 1_000,
           value_parser = clap::value_parser!(u64).range(50..=1_000_000))]
     slice_us_min: u64,

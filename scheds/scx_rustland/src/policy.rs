@@ -91,6 +91,16 @@ impl Rustland {
         (self.settings.slice_ns / (1 + per_cpu)).max(self.settings.slice_min_ns)
     }
 
+    /// A task's own slice: lighter than nice 0 gets a proportionally shorter one, never
+    /// below the minimum; heavier gets no more than the common slice (a long slice would
+    /// delay everyone else's wakeups). Vtime order alone cannot make weights hold: a task
+    /// whose slice ends comes back to the policy while the one waiting behind it already
+    /// runs, so two tasks sharing one CPU simply alternate and their slices set the shares.
+    fn task_slice_ns(&self, slice_ns: u64, weight: u32) -> u64 {
+        let weight = u64::from(weight.max(1)).min(WEIGHT_NICE0);
+        (slice_ns * weight / WEIGHT_NICE0).max(self.settings.slice_min_ns)
+    }
+
     fn forget_old_tasks(&mut self, now_ns: u64) {
         if now_ns < self.forget_at_ns {
             return;
@@ -154,7 +164,7 @@ impl Policy for Rustland {
         self.min_vruntime = self.min_vruntime.max(out.vtime_now());
         let slice_ns = self.slice_ns(out.nr_cpus(), out.nr_queued_in_kernel());
         while let Some(((vruntime, arrival), task)) = self.queue.pop_first() {
-            let decision = Decision { target: Target::AnyCpu, slice_ns, vtime: vruntime };
+            let decision = Decision { target: Target::AnyCpu, slice_ns: self.task_slice_ns(slice_ns, task.weight), vtime: vruntime };
             if !out.dispatch(&task, decision) {
                 self.queue.insert((vruntime, arrival), task);
                 break;
@@ -227,6 +237,22 @@ mod tests {
         }
         assert_eq!(policy.slice_ns(2, 2), 20 * MS / 3, "two waiting per CPU, half of them in the kernel");
         assert_eq!(policy.slice_ns(2, 400), MS);
+    }
+
+    #[test]
+    fn lighter_tasks_get_shorter_slices_heavier_no_longer_ones() {
+        let mut policy = policy(1);
+        for (pid, weight) in [(1, 100), (2, 50), (3, 1), (4, 1000)] {
+            policy.enqueue(QueuedTask::new(pid, weight, 0, 0));
+        }
+        // Eight CPUs: four waiting tasks do not shrink the common slice.
+        let mut out = Dispatcher::recording(8, KernelView::default());
+        policy.dispatch(&mut out);
+        let slices: HashMap<i32, u64> = out.recorded().iter().map(|d| (d.0, d.2)).collect();
+        assert_eq!(slices[&1], 20 * MS);
+        assert_eq!(slices[&2], 10 * MS);
+        assert_eq!(slices[&3], MS, "nice-19-like weight 1: the minimum");
+        assert_eq!(slices[&4], 20 * MS, "heavier: not above the common slice");
     }
 
     #[test]
