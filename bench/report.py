@@ -199,7 +199,11 @@ def ratios_by_name(record):
 
 
 def print_changes(record, previous):
-    """Each ratio against the same one in the previous run (a ratio of ratios)."""
+    """Each ratio against the same one in the previous run (a ratio of ratios), when both
+    runs had the same settings (kernel, vCPUs, run length, build)."""
+    if (record.get("kernel"), record.get("settings")) != (previous.get("kernel"), previous.get("settings")):
+        print(f"not compared with the previous run: its settings differ ({previous.get('settings')})")
+        return
     now, before = ratios_by_name(record), ratios_by_name(previous)
     common = sorted(k for k in now if k in before and before[k])
     if not common:
@@ -217,7 +221,9 @@ def main():
             label, name = line.rstrip("\n").split("\t", 1)
             names[label] = name
     labels = sorted(names, key=lambda l: int(l[1:]))
-    record = {"kernel": kernel, "schedulers": names, "modes": {}}
+    settings_path = os.path.join(run_dir, "settings.txt")
+    settings = open(settings_path).read().strip() if os.path.exists(settings_path) else None
+    record = {"kernel": kernel, "settings": settings, "schedulers": names, "modes": {}}
     panels = []
     for mode in ("throughput", "latency1", "latency"):
         logs = sorted(glob.glob(os.path.join(run_dir, f"{mode}-boot*.log")))

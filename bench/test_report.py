@@ -1,4 +1,6 @@
 """Unit tests of bench/report.py's statistics (run by ./test.sh --host)."""
+import contextlib
+import io
 import os
 import sys
 import unittest
@@ -65,6 +67,21 @@ class Significance(unittest.TestCase):
         r = report.aggregate(boots, ["s1"], [("x", True)])["x"]
         self.assertIsNone(r["noise"])
         self.assertIsNone(r["schedulers"]["s1"]["ratio"])
+
+    def test_changes_only_against_a_run_with_the_same_settings(self):
+        def record(settings, ratio):
+            fig = {"schedulers": {"s1": {"ratio": {"median": ratio}}}}
+            return {"kernel": "7.3.4", "settings": settings, "schedulers": {"s1": "scx_x"},
+                    "modes": {"throughput": {"figures": {"x": fig}}}}
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.print_changes(record("2 vCPUs", 1.2), record("2 vCPUs", 0.6))
+        self.assertIn("scx_x: 2.00", out.getvalue())
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.print_changes(record("2 vCPUs", 1.2), record("4 vCPUs", 0.6))
+        self.assertIn("settings differ", out.getvalue())
+        self.assertNotIn("scx_x:", out.getvalue())
 
 
 if __name__ == "__main__":

@@ -11,9 +11,13 @@ expect_refused "--slice-boost 0 refused" "'--slice-boost <FACTOR>'" scx_rustland
 expect_refused "a negative --nvcsw-threshold refused" "not a rate per second" scx_rustland --nvcsw-threshold=-1
 expect_refused "a too short --fallback-after-ms refused" "'--fallback-after-ms <MS>'" scx_rustland --fallback-after-ms 10
 expect_refused "a bad --watch-pid refused" "'--watch-pid <PIDS>'" scx_rustland --watch-pid abc
+expect_refused "a fallback later than half the watchdog refused" "must be at most half of --watchdog-timeout-ms" \
+    scx_rustland --watchdog-timeout-ms 300 --fallback-after-ms 2000
 
 # last_stat NAME: the value after NAME in the newest stats line ("fallback 1.5 s" -> 1.5).
 last_stat() { grep "dispatched" "$LOG" | tail -n 1 | sed -n "s/.* $1 \([0-9.]*\).*/\1/p"; }
+# fallback_entries: how many times BPF has taken over, from the newest stats line.
+fallback_entries() { grep "dispatched" "$LOG" | tail -n 1 | sed -n 's/.*(\([0-9]*\) entries).*/\1/p'; }
 
 # 1. Loads; with every CPU busy, a periodic sleeper is classed interactive and a hog is not;
 # the policy loop does not page-fault once running.
@@ -69,6 +73,16 @@ if [ -n "$ticks0" ] && [ -n "$ticks19" ] && [ "$ticks0" -gt "$ticks19" ]; then
     pass "weights on one CPU: nice 0 ran $ticks0 ticks, nice 19 $ticks19 (EEVDF: about 100 to 1)"
 else fail "weights on one CPU: nice 0 runs more than nice 19" "ticks '$ticks0' and '$ticks19'"; fi
 kill $nice0 $nice19; wait $nice0 $nice19 2>/dev/null
+
+# A real-time hog on the policy's CPU while the others are idle: the policy moves to an idle
+# CPU when it wakes, and BPF never has to take over (it did, again and again, when the policy
+# stayed on its previous CPU).
+pcpu=$(last_cpu "$SCHED_PID") entries0=$(fallback_entries)
+stress-ng --cpu 1 --taskset "$pcpu" --sched fifo --sched-prio 50 --timeout 5s --quiet >/dev/null 2>&1
+sleep 2
+entries1=$(fallback_entries)
+check "a real-time hog on the policy's CPU $pcpu: no fallback ($entries0 -> $entries1 entries), now on CPU $(last_cpu "$SCHED_PID")" \
+    [ -n "$entries0" -a "$entries0" = "$entries1" ]
 
 # 3. Mixed stress, CPU hotplug, SIGINT.
 stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 60s --quiet >/dev/null 2>&1

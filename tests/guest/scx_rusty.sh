@@ -12,6 +12,7 @@ expect_refused "-C across NUMA nodes refused" "spans NUMA nodes" scx_rusty -C 0x
 expect_refused "-C overlapping refused" "overlaps an earlier domain on CPUs 1" scx_rusty -C 0x3 -C 0xfe
 expect_refused "-C leaving CPUs out refused" "CPUs 4-7 are in no domain" scx_rusty -C 0x0f
 expect_refused "-C beyond the CPUs refused" "beyond this machine" scx_rusty -C 0x1ff
+expect_refused "-C naming no CPU refused" "names no CPU" scx_rusty -C 0x0 -C 0xff
 expect_refused "--cache-level with -C refused" "cannot be used with" scx_rusty --cache-level 2 -C 0xff
 expect_refused "missing cache level refused" "no CPU reports a level-4 cache" scx_rusty --cache-level 4
 expect_refused "--interval 0 refused" "--interval 0: expected seconds" scx_rusty --interval 0

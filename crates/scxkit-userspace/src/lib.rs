@@ -63,6 +63,7 @@ pub fn run<P: Policy>(name: &'static str, opts: &FrameworkOpts, mut make_policy:
         metrics: METRIC_SETS,
         log_line: stats::log_line,
     }));
+    opts.check()?;
     memory::opt_out_of_numa_balancing();
     let mut resident = false;
     scxkit_bpf::run(spec, &opts.common, |attempt| {

@@ -95,6 +95,12 @@ pub trait Policy {
     /// hold. Called after every batch of enqueues, and when a CPU has gone idle while you
     /// held tasks.
     fn dispatch(&mut self, out: &mut Dispatcher) -> usize;
+
+    /// The slice, for nice 0, of a task BPF dispatches without asking (a wakeup on an idle
+    /// CPU while the policy holds nothing); lighter tasks get a proportionally shorter one.
+    fn bypass_slice_ns(&self) -> u64 {
+        intf::USCHED_SELF_SLICE_US as u64 * 1000
+    }
 }
 
 /// What the kernel side has seen of the policy's decisions.

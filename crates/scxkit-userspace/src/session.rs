@@ -78,6 +78,8 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     open.struct_ops.usched_ops_mut().name = ops_name(name);
     let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
     rodata.policy_tid = gettid();
+    rodata.policy_tgid = std::process::id() as i32;
+    rodata.bypass_slice_ns = policy.bypass_slice_ns();
     rodata.fallback_after_ns = opts.fallback_after_ms * 1_000_000;
     rodata.idle_bypass = !opts.full_user;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
@@ -101,8 +103,8 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     let ring = builder.build().context("opening the ring buffer to userspace")?;
     let user_ring = UserRingBuffer::new(&skel.maps.from_user).context("opening the ring buffer from userspace")?;
 
-    // Page faults taken while the loop decides (not while it sleeps, nor while the runtime
-    // samples statistics on the same thread).
+    // Page faults taken while the loop reads tasks and decides (not while the runtime
+    // samples and publishes statistics on the same thread).
     let loop_faults = std::cell::Cell::new(0u64);
     let stats = Stats::new(static_layout(stats::METRICS), || {
         let counters = scxkit_bpf::maps::percpu_u64_sums(&skel.maps.stats, intf::USCHED_NR_STATS)?;
@@ -114,11 +116,12 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     let mut received = 0u64;
     let mut batch: Vec<QueuedTask> = Vec::with_capacity(INBOX_CAPACITY);
     let step = |wait: Duration| -> Result<()> {
+        // From before the poll: the ring buffer's callback (decoding, the inbox) counts too.
+        let faults_before = thread_page_faults();
         let polled = ring.poll_raw(wait.min(poll_limit));
         if polled < 0 && polled != -libc::EINTR {
             return Err(std::io::Error::from_raw_os_error(-polled)).context("polling the ring buffer");
         }
-        let faults_before = thread_page_faults();
         heartbeat += 1;
         SharedState::store(field!(shared, user_heartbeat), heartbeat);
         batch.extend(inbox.borrow_mut().drain(..));

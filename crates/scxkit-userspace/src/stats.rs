@@ -37,7 +37,7 @@ pub static METRICS: &[MetricDef] = &[
     def("policy_nudges_total", &[], MetricKind::Counter, Unit::Count, "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),
     def("fallback_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "Time BPF scheduled on its own because the policy process was silent."),
     def("fallback_entries_total", &[], MetricKind::Counter, Unit::Count, "Times the policy went silent and BPF took over."),
-    def("page_faults_total", &[], MetricKind::Counter, Unit::Count, "Page faults taken in the policy loop while it decides (minor and major): none once it runs steadily."),
+    def("page_faults_total", &[], MetricKind::Counter, Unit::Count, "Page faults the policy loop takes while it reads tasks and decides (minor and major; statistics work excluded): none once it runs steadily."),
     def("scheduler_cpu_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "CPU time the policy process used (user and system)."),
 ];
 

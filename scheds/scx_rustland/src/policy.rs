@@ -172,6 +172,10 @@ impl Policy for Rustland {
         }
         self.queue.len()
     }
+
+    fn bypass_slice_ns(&self) -> u64 {
+        self.settings.slice_ns
+    }
 }
 
 #[cfg(test)]

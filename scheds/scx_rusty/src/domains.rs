@@ -8,12 +8,19 @@ use scxkit::{Cpumask, Topology};
 
 /// One domain per LLC, or per cache of --cache-level, or one per -C mask. Offline CPUs are
 /// left out (a restart follows their return), and a domain left without CPUs is dropped.
+/// One -C mask: hex, naming at least one CPU.
+fn parse_cpumask_opt(text: &str, nr_cpus: usize) -> Result<Cpumask> {
+    let what = || format!("-C/--cpumasks '{text}' (one hex mask per -C; repeat -C for more domains)");
+    let mask = Cpumask::parse_hex(text, nr_cpus).with_context(what)?;
+    if mask.is_empty() {
+        bail!("-C/--cpumasks '{text}' names no CPU");
+    }
+    Ok(mask)
+}
+
 pub fn build(opts: &Opts, topo: &Topology) -> Result<Domains> {
     let masks: Vec<Cpumask> = if !opts.cpumasks.is_empty() {
-        opts.cpumasks
-            .iter()
-            .map(|text| Cpumask::parse_hex(text, topo.nr_cpus).with_context(|| format!("-C/--cpumasks '{text}'")))
-            .collect::<Result<_>>()?
+        opts.cpumasks.iter().map(|text| parse_cpumask_opt(text, topo.nr_cpus)).collect::<Result<_>>()?
     } else if let Some(level) = opts.cache_level {
         let doms = Domains::per_cache_level(topo, level).with_context(|| format!("--cache-level {level}"))?;
         doms.domains.into_iter().map(|d| d.cpus).collect()
@@ -26,6 +33,9 @@ pub fn build(opts: &Opts, topo: &Topology) -> Result<Domains> {
         log::info!("CPUs {offline} are offline and left out of the domains");
     }
     let online: Vec<Cpumask> = masks.iter().map(|m| m.and(&topo.online)).filter(|m| !m.is_empty()).collect();
+    if online.len() < masks.len() {
+        log::info!("{} domains have no online CPU and are left out (numbered without them below)", masks.len() - online.len());
+    }
     let what = if opts.cpumasks.is_empty() { "the domains" } else { "-C/--cpumasks" };
     let doms = Domains::from_masks(topo, &online).with_context(|| what.to_string())?;
     if doms.domains.len() > intf::RUSTY_MAX_DOMS as usize {
@@ -36,4 +46,18 @@ pub fn build(opts: &Opts, topo: &Topology) -> Result<Domains> {
         );
     }
     Ok(doms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cpumask_option_must_name_a_cpu_and_be_one_mask() {
+        assert_eq!(parse_cpumask_opt("0xc", 4).unwrap().to_string(), Cpumask::parse_hex("c", 4).unwrap().to_string());
+        let err = parse_cpumask_opt("0x0", 4).unwrap_err().to_string();
+        assert!(err.contains("'0x0' names no CPU"), "{err}");
+        let err = format!("{:#}", parse_cpumask_opt("0x3,0xc", 4).unwrap_err());
+        assert!(err.contains("repeat -C"), "{err}");
+    }
 }

@@ -68,7 +68,8 @@ static bool custody_add(s32 pid, u64 seq)
 }
 
 /* Drops stale entries from the head, a few per call, so the FIFO does not fill up with them
- * in normal running; stops at the first live one (the oldest task still waiting). */
+ * in normal running; stops at the first live one, which goes to the tail again. Pop, then
+ * look: a peek followed by a pop could take another CPU's entry in between. */
 static void custody_trim(void)
 {
 	struct custody_entry e;
@@ -76,14 +77,14 @@ static void custody_trim(void)
 	u32 i;
 
 	bpf_for(i, 0, 8) {
-		if (bpf_map_peek_elem(&custody, &e))
+		if (bpf_map_pop_elem(&custody, &e))
 			break;
 		p = custody_task(e.pid, e.seq);
 		if (p) {
 			bpf_task_release(p);
+			bpf_map_push_elem(&custody, &e, 0);
 			break;
 		}
-		bpf_map_pop_elem(&custody, &e);
 	}
 }
 

@@ -25,6 +25,8 @@ enum usched_consts {
 	USCHED_FALLBACK_SLICE_US = 5000,
 	/* The policy process and its direct dispatches run with this slice. */
 	USCHED_SELF_SLICE_US = 20000,
+	/* The shortest slice BPF gives a task it dispatches itself, however light. */
+	USCHED_MIN_SLICE_US = 100,
 	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */
 	USCHED_WATCH_INTERVAL_MS = 50,
 	/* Weight of a nice-0 task in sched_ext (p->scx.weight). */

@@ -64,11 +64,14 @@ s32 BPF_STRUCT_OPS(usched_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 	bool is_idle = false;
 	s32 cpu;
 
-	if (p->pid == policy_tid)
-		return prev_cpu;
 	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
+	/* The policy goes to an idle CPU if there is one: on a busy CPU it preempts the task
+	 * running there, which then waits for a decision while another task takes its turn.
+	 * ops.enqueue queues it (at the head, preempting) either way. */
+	if (p->pid == policy_tid)
+		return cpu;
 	if (is_idle && idle_bypass && user_backlog() == 0) {
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, USCHED_SELF_SLICE_US * 1000ULL, 0);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, bypass_slice(p), 0);
 		scxk_count(&stats, USCHED_STAT_IDLE);
 	}
 	return cpu;
@@ -84,6 +87,11 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 		/* Ahead of everything on its CPU: every other task waits for its decisions. */
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, USCHED_SELF_SLICE_US * 1000ULL,
 				   enq_flags | SCX_ENQ_HEAD | SCX_ENQ_PREEMPT);
+		scxk_count(&stats, USCHED_STAT_SELF);
+	} else if (p->tgid == policy_tgid) {
+		/* The policy's other threads (stats, exporters, signals): one may hold a lock the
+		 * loop needs, so none of them waits for a decision of that loop. */
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, fallback_slice_ns, enq_flags);
 		scxk_count(&stats, USCHED_STAT_SELF);
 	} else if (is_percpu_kthread(p)) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, fallback_slice_ns, enq_flags);
@@ -159,13 +167,22 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 	}
 }
 
-/* While the policy is silent, idle CPUs are woken now and then to take the tasks it held
- * (a CPU only looks for work in ops.dispatch, and an idle one does not call it). */
+/* Whether tasks wait in the shared queue (0 where the kernel cannot count them). */
+static __always_inline bool shared_queue_waiting(void)
+{
+	return scx_bpf_create_dsq_usable() && scx_bpf_dsq_nr_queued_usable() &&
+	       scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ) > 0;
+}
+
+/* Idle CPUs are woken now and then to look for work (a CPU only looks for it in
+ * ops.dispatch, and an idle one does not call it): while the policy is silent, for the tasks
+ * it held; and whenever tasks wait in the shared queue, for one queued there while the only
+ * CPU it may use was going idle. */
 static int watch_fire(void *map, int *key, struct bpf_timer *timer)
 {
 	s32 cpu;
 
-	if (fallback_active(bpf_ktime_get_ns()) && scx_bpf_kick_cpu_usable()) {
+	if ((fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting()) && scx_bpf_kick_cpu_usable()) {
 		bpf_for(cpu, 0, scx_bpf_nr_cpu_ids())
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	}

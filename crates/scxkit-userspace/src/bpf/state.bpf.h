@@ -7,9 +7,11 @@
 
 /* Set by userspace before load. */
 RODATA s32 policy_tid;			/* the thread that runs the policy's loop */
+RODATA s32 policy_tgid;			/* its process: stats and exporter threads too */
 RODATA u64 fallback_after_ns = USCHED_FALLBACK_AFTER_MS_DEFAULT * 1000000ULL;
 RODATA u64 fallback_slice_ns = USCHED_FALLBACK_SLICE_US * 1000ULL;
 RODATA bool idle_bypass = true;		/* wakeups on an idle CPU skip userspace when it holds nothing */
+RODATA u64 bypass_slice_ns = USCHED_SELF_SLICE_US * 1000ULL;	/* the policy's own slice for them */
 
 /* Written by the policy process through the mmap'ed .bss; plain loads and stores. */
 volatile u64 user_heartbeat;	/* +1 on every turn of its loop (at least every 100 ms) */
@@ -78,6 +80,15 @@ static __always_inline u64 shared_dsq(void)
 static __always_inline u64 kernel_dsq(void)
 {
 	return scx_bpf_create_dsq_usable() ? USCHED_KERNEL_DSQ : SCX_DSQ_GLOBAL;
+}
+
+/* The bypass slice for p: as the policy's for nice 0, shorter in proportion to a lighter weight. */
+static __always_inline u64 bypass_slice(const struct task_struct *p)
+{
+	u64 weight = p->scx.weight < 100 ? p->scx.weight : 100;
+	u64 slice = bypass_slice_ns * weight / 100;
+
+	return slice > USCHED_MIN_SLICE_US * 1000ULL ? slice : USCHED_MIN_SLICE_US * 1000ULL;
 }
 
 /* Tasks sent and not yet taken, plus those the policy holds. */
