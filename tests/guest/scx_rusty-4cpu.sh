@@ -1,4 +1,5 @@
 # vm: --cpus 4 --nodes 2 --tcg-threads single
+# kernels: 6.19
 # scx_rusty on 4 CPUs in 2 NUMA nodes with its default domains (one per LLC: one per node
 # here), then per L2 cache (one per CPU) with FIFO queues; its statistics in Prometheus.
 . /scxkit/lib.sh
