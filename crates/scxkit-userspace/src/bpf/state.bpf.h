@@ -85,8 +85,8 @@ static __always_inline u64 kernel_dsq(void)
 /* The bypass slice for p: as the policy's for nice 0, shorter in proportion to a lighter weight. */
 static __always_inline u64 bypass_slice(const struct task_struct *p)
 {
-	u64 weight = p->scx.weight < 100 ? p->scx.weight : 100;
-	u64 slice = bypass_slice_ns * weight / 100;
+	u64 weight = p->scx.weight < USCHED_WEIGHT_NICE0 ? p->scx.weight : USCHED_WEIGHT_NICE0;
+	u64 slice = bypass_slice_ns * weight / USCHED_WEIGHT_NICE0;
 
 	return slice > USCHED_MIN_SLICE_US * 1000ULL ? slice : USCHED_MIN_SLICE_US * 1000ULL;
 }
