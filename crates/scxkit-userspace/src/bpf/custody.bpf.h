@@ -38,21 +38,39 @@ static struct task_struct *custody_task(s32 pid, u64 seq)
 	return NULL;
 }
 
-/* Makes room by dropping stale entries from the head; live ones go to the tail again. */
-static void custody_compact(void)
+/* What custody_recycle_head() did with the head entry. */
+enum custody_head {
+	CUSTODY_EMPTY,		/* there was none */
+	CUSTODY_DROPPED,	/* stale, dropped */
+	CUSTODY_REQUEUED,	/* live, back at the tail */
+	CUSTODY_LOST,		/* live, but the FIFO filled up in between */
+};
+
+/* Takes the head entry, drops it if stale and puts it back at the tail if live. Pop, then
+ * look: a peek followed by a pop could take another CPU's entry in between. */
+static enum custody_head custody_recycle_head(void)
 {
 	struct custody_entry e;
 	struct task_struct *p;
+
+	if (bpf_map_pop_elem(&custody, &e))
+		return CUSTODY_EMPTY;
+	p = custody_task(e.pid, e.seq);
+	if (!p)
+		return CUSTODY_DROPPED;
+	bpf_task_release(p);
+	return bpf_map_push_elem(&custody, &e, 0) ? CUSTODY_LOST : CUSTODY_REQUEUED;
+}
+
+/* Makes room by dropping stale entries from the head; live ones go to the tail again. */
+static void custody_compact(void)
+{
+	enum custody_head head;
 	u32 i;
 
 	bpf_for(i, 0, 64) {
-		if (bpf_map_pop_elem(&custody, &e))
-			break;
-		p = custody_task(e.pid, e.seq);
-		if (!p)
-			continue;
-		bpf_task_release(p);
-		if (bpf_map_push_elem(&custody, &e, 0))
+		head = custody_recycle_head();
+		if (head == CUSTODY_EMPTY || head == CUSTODY_LOST)
 			break;
 	}
 }
@@ -68,23 +86,14 @@ static bool custody_add(s32 pid, u64 seq)
 }
 
 /* Drops stale entries from the head, a few per call, so the FIFO does not fill up with them
- * in normal running; stops at the first live one, which goes to the tail again. Pop, then
- * look: a peek followed by a pop could take another CPU's entry in between. */
+ * in normal running; stops at the first live one, which goes to the tail again. */
 static void custody_trim(void)
 {
-	struct custody_entry e;
-	struct task_struct *p;
 	u32 i;
 
 	bpf_for(i, 0, 8) {
-		if (bpf_map_pop_elem(&custody, &e))
+		if (custody_recycle_head() != CUSTODY_DROPPED)
 			break;
-		p = custody_task(e.pid, e.seq);
-		if (p) {
-			bpf_task_release(p);
-			bpf_map_push_elem(&custody, &e, 0);
-			break;
-		}
 	}
 }
 
