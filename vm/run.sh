@@ -63,7 +63,7 @@ case $tcg_threads in single|multi) ;; *) die "--tcg-threads must be single or mu
 (( mem_mb % nodes == 0 )) || die "--mem $mem_mb is not divisible by --nodes $nodes"
 
 kdir=$("$here/kernel.sh" "$kernel")
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d); trap 'kill "$(cat "$work/qemu.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
 "$here/initramfs.sh" "$work/initrd.gz" "$kdir" "$scenario" "${adds[@]}"
 
 cores=$(( cpus / nodes / threads ))
@@ -82,16 +82,34 @@ else
 fi
 echo "vm/run: Linux $(cat "$kdir/release"), $cpus CPUs ($nodes nodes x $cores cores x $threads threads), ${accel[*]}, timeout ${timeout_s}s" >&2
 console="$work/console.log"
-set +e
-timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-    "${accel[@]}" -cpu max -m "${mem_mb}M" \
-    -smp "cpus=$cpus,sockets=$nodes,cores=$cores,threads=$threads" "${numa[@]}" \
-    -kernel "$kdir/bzImage" -initrd "$work/initrd.gz" \
-    -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off -- $*" \
-    -nographic -no-reboot -serial mon:stdio -nic none </dev/null 2>&1 \
-    | tr -d '\r' | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$console" ${log:+"$log"}
-qemu_rc=${PIPESTATUS[0]}
-set -e
+: > "$console"
+# The guest powers itself off once the scenario reports; a guest whose hotplug is stuck
+# cannot (power-off takes the hotplug lock), so it gets this long after its report.
+POWEROFF_GRACE_S=20
+(
+    set +e
+    timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+        "${accel[@]}" -cpu max -m "${mem_mb}M" \
+        -smp "cpus=$cpus,sockets=$nodes,cores=$cores,threads=$threads" "${numa[@]}" \
+        -kernel "$kdir/bzImage" -initrd "$work/initrd.gz" \
+        -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off -- $*" \
+        -nographic -no-reboot -serial mon:stdio -nic none -pidfile "$work/qemu.pid" </dev/null 2>&1 \
+        | tr -d '\r' | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee -a "$console" ${log:+"$log"}
+    echo "${PIPESTATUS[0]}" > "$work/qemu.rc"
+) &
+guest=$!
+reported_at=""
+while kill -0 "$guest" 2>/dev/null; do
+    sleep 1
+    [ -n "$reported_at" ] || ! grep -aq 'SCXKIT_SCENARIO_EXIT=' "$console" || reported_at=$SECONDS
+    if [ -n "$reported_at" ] && [ $((SECONDS - reported_at)) -ge "$POWEROFF_GRACE_S" ]; then
+        echo "vm/run: the guest reported but did not power off within ${POWEROFF_GRACE_S}s; stopping it" >&2
+        kill "$(cat "$work/qemu.pid" 2>/dev/null)" 2>/dev/null
+        break
+    fi
+done
+wait "$guest"
+qemu_rc=$(cat "$work/qemu.rc" 2>/dev/null || echo 1)
 [ "$qemu_rc" -eq 124 ] && { echo "vm/run: TIMEOUT after ${timeout_s}s" >&2; exit 124; }
 rc=$(grep -a -o 'SCXKIT_SCENARIO_EXIT=[0-9]*' "$console" | tail -n1 | cut -d= -f2)
 [ -n "$rc" ] || { echo "vm/run: the guest ended without reporting the scenario's status" >&2; exit 125; }

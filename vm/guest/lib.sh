@@ -47,8 +47,80 @@ last_cpu() { stat_field "$1" 39; }
 # count_matches LOG PATTERN: how many lines of LOG match PATTERN.
 count_matches() { grep -c -- "$2" "$1" 2>/dev/null || true; }
 
-# set_cpu_online CPU 0|1
-set_cpu_online() { echo "$2" > "/sys/devices/system/cpu/cpu$1/online"; }
+# How long one CPU on/offline write may take (a few seconds under load in the emulator)
+# before the guest is called hung.
+HOTPLUG_LIMIT_S=60
+
+# wait_exit PID SECONDS: waits for PID to end, polling every 0.05 s; fails after SECONDS.
+wait_exit() {
+    local pid=$1 i=0
+    while kill -0 "$pid" 2>/dev/null; do
+        [ "$i" -ge $(($2 * 20)) ] && return 1
+        usleep 50000; i=$((i + 1))
+    done
+}
+
+# set_cpu_online CPU 0|1: the write, bounded. One that has not returned within
+# HOTPLUG_LIMIT_S is a hang: reported with the blocked tasks and sched_ext's state, and the
+# scenario ends at once (the host then ends the guest, which may not power off).
+set_cpu_online() {
+    local writer
+    ( echo "$2" > "/sys/devices/system/cpu/cpu$1/online" ) &
+    writer=$!
+    wait_exit "$writer" "$HOTPLUG_LIMIT_S" || hang "putting CPU $1 $([ "$2" = 1 ] && echo online || echo offline)"
+    wait "$writer"
+}
+
+# dump_state: what a hang leaves to explain it: sched_ext's state, each CPU's hotplug state
+# and target, the stacks of the blocked tasks (SysRq w, printed at full log level) and, with
+# a scheduler loaded, sched_ext's own dump of every CPU's queues (SysRq D).
+dump_state() {
+    local d
+    echo "---- sched_ext: state $(sched_state), ops '$(sched_ops)'," \
+        "enable_seq $(cat /sys/kernel/sched_ext/enable_seq 2>/dev/null)," \
+        "hotplug_seq $(cat /sys/kernel/sched_ext/hotplug_seq 2>/dev/null)," \
+        "online CPUs $(cat /sys/devices/system/cpu/online)"
+    for d in /sys/devices/system/cpu/cpu[0-9]*/hotplug; do
+        echo "${d%/hotplug}: hotplug state $(cat "$d/state" 2>/dev/null), target $(cat "$d/target" 2>/dev/null)"
+    done
+    echo 1 > /proc/sys/kernel/sysrq
+    dmesg -n 7 2>/dev/null
+    echo w > /proc/sysrq-trigger
+    if ! is_disabled; then
+        # sched_ext writes its dump to its trace event only.
+        echo 1 > /sys/kernel/tracing/events/sched_ext/sched_ext_dump/enable 2>/dev/null
+        echo D > /proc/sysrq-trigger
+        sleep 1
+        sed -n 's/.*sched_ext_dump: //p' /sys/kernel/tracing/trace 2>/dev/null | head -n 300
+    fi
+    sleep 1
+    echo "---- end of the blocked tasks and sched_ext's dump"
+}
+
+# The kernel's hung-task report comes after this long in D state (its default, 120 s, made a
+# hang wait out the whole boot's timeout).
+HUNG_TASK_S=45
+
+# watch_hung_tasks: run in the background by /init. On the kernel's first hung-task report,
+# explains the guest's state and ends the boot (the host stops a guest that cannot power off).
+watch_hung_tasks() {
+    echo "$HUNG_TASK_S" > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null || return 0
+    while sleep 5; do
+        dmesg | grep -q "blocked for more than" || continue
+        echo "HANG the kernel reports tasks blocked for more than $HUNG_TASK_S s; the guest's state follows"
+        dump_state
+        echo "SCXKIT_SCENARIO_EXIT=3"
+        poweroff -f
+    done
+}
+
+# hang WHAT: WHAT has not returned in time: say so, explain, and end the scenario now.
+hang() {
+    echo "HANG $1 has not returned within ${HOTPLUG_LIMIT_S} s; the guest's state follows"
+    dump_state
+    echo "$((SCXK_FAILS + 1)) FAILED"
+    exit 3
+}
 
 finish() {
     if [ "$SCXK_FAILS" -eq 0 ]; then echo "ALL PASSED"; return 0; fi
@@ -64,10 +136,13 @@ start_sched() {
     SCHED_PID=$!
 }
 
-# expect_loaded NAME OPS LOG: the scheduler got enabled within 60 s under ops name OPS.
+# expect_loaded NAME OPS LOG: the scheduler got enabled within 60 s under ops name OPS. An
+# attach still under way after that is a hang.
 expect_loaded() {
     if wait_for 60 is_enabled && [ "$(sched_ops)" = "$2" ]; then
         pass "$1 loads (state enabled, root/ops '$2')"
+    elif [ "$(sched_state)" = enabling ]; then
+        hang "attaching $1"
     else
         fail "$1 loads" "state '$(sched_state)', ops '$(sched_ops)'; log: $(tail -n 20 "$3")"
     fi
@@ -122,19 +197,69 @@ expect_survives() {
     fi
 }
 
+enable_seq() { cat /sys/kernel/sched_ext/enable_seq 2>/dev/null; }
+
 # expect_hotplug_restart NAME OPS LOG: taking a CPU offline makes the kernel eject the
 # scheduler with a restart request; the runtime must load it again by itself.
 expect_hotplug_restart() {
     local name=$1 ops=$2 log=$3 cpu; cpu=$(( $(nproc) - 1 ))
-    echo 0 > "/sys/devices/system/cpu/cpu$cpu/online"
+    set_cpu_online "$cpu" 0
     if wait_for 60 grep -q "asked for a restart" "$log" && wait_for 60 is_enabled \
             && [ "$(sched_ops)" = "$ops" ] && kill -0 "$SCHED_PID"; then
         pass "$name restarts by itself after CPU $cpu goes offline"
     else
         fail "$name restarts after hotplug" "state $(sched_state); log: $(tail -n 5 "$log")"
     fi
-    echo 1 > "/sys/devices/system/cpu/cpu$cpu/online"
+    set_cpu_online "$cpu" 1
     wait_for 60 is_enabled
+}
+
+# expect_hotplug_followed NAME OPS LOG: a CPU going offline and back online leaves the
+# scheduler attached (no new enable, no restart) and its log says it followed.
+expect_hotplug_followed() {
+    local name=$1 ops=$2 log=$3 cpu seq0 restarts0 followed0; cpu=$(( $(nproc) - 1 ))
+    seq0=$(enable_seq) restarts0=$(count_matches "$log" "asked for a restart")
+    followed0=$(count_matches "$log" "followed without a restart")
+    set_cpu_online "$cpu" 0
+    wait_for 10 sh -c "[ \$(grep -c 'followed without a restart' $log) -gt $followed0 ]"
+    set_cpu_online "$cpu" 1
+    if wait_for 10 sh -c "[ \$(grep -c 'followed without a restart' $log) -ge $((followed0 + 2)) ]" \
+            && [ "$(enable_seq)" = "$seq0" ] && [ "$(count_matches "$log" "asked for a restart")" = "$restarts0" ] \
+            && is_enabled && [ "$(sched_ops)" = "$ops" ] && kill -0 "$SCHED_PID"; then
+        pass "$name follows CPU $cpu going offline and online without a restart (enable_seq $seq0 unchanged)"
+    else
+        fail "$name follows hotplug without a restart" "enable_seq $seq0 -> $(enable_seq), state $(sched_state); log: $(tail -n 4 "$log")"
+    fi
+}
+
+# hotplug_storm NAME OPS LOG EVENTS RESTARTS: EVENTS CPU on/offline writes in a row under
+# CPU and fork load: CPU n-1 alone, then CPUs 1 to n-1 together, by turns (CPU 0 stays).
+# RESTARTS is "restarts" for a scheduler the kernel ejects on hotplug, else "follows": it
+# must then stay attached throughout (enable_seq unchanged).
+hotplug_storm() {
+    local name=$1 ops=$2 log=$3 events=$4 mode=$5 last i=0 cpu state seq0 start_s load
+    last=$(( $(nproc) - 1 ))
+    seq0=$(enable_seq) start_s=$(cut -d. -f1 /proc/uptime)
+    stress-ng --cpu "$(nproc)" --fork 1 --timeout 3600s --quiet & load=$!
+    while [ "$i" -lt "$events" ]; do
+        
+        if [ $(( (i / 4) % 2 )) -eq 0 ]; then
+            set_cpu_online "$last" $(( i % 2 == 0 ? 0 : 1 ))
+        else
+            for cpu in $(seq 1 "$last"); do set_cpu_online "$cpu" $(( i % 2 == 0 ? 0 : 1 )); done
+        fi
+        [ "$mode" = restarts ] && ! wait_for 60 is_enabled && break
+        i=$((i + 1))
+    done
+    kill "$load"; wait "$load" 2>/dev/null
+    for cpu in $(seq 1 "$last"); do set_cpu_online "$cpu" 1; done
+    wait_for 60 is_enabled
+    if [ "$i" -eq "$events" ] && kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = "$ops" ] \
+            && { [ "$mode" = restarts ] || [ "$(enable_seq)" = "$seq0" ]; }; then
+        pass "$name: $events hotplug events under load (one CPU, then $last, by turns) in $(( $(cut -d. -f1 /proc/uptime) - start_s )) s, $mode, still loaded (enable_seq $seq0 -> $(enable_seq))"
+    else
+        fail "$name: $events hotplug events under load" "done $i, state $(sched_state), ops '$(sched_ops)', enable_seq $seq0 -> $(enable_seq); log: $(tail -n 4 "$log")"
+    fi
 }
 
 # expect_prometheus NAME SERIES: the scheduler's Prometheus endpoint (default address) serves
