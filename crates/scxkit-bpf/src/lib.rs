@@ -8,12 +8,13 @@
 //! to start where sched_ext is missing or taken, samples and publishes statistics (log line,
 //! monitor socket, Prometheus, StatsD), detaches cleanly on SIGINT/SIGTERM, prints why the
 //! kernel ejected the scheduler with the kernel's debug dump, and starts it again when the
-//! kernel asks (hotplug).
+//! kernel asks (CPU hotplug, for a scheduler that does not follow it by itself).
 
 pub mod backends;
 pub mod cli;
 pub mod compat;
 pub mod exit_info;
+pub mod hotplug;
 pub mod jobs;
 pub mod logging;
 pub mod maps;

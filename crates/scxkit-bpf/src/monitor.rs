@@ -153,6 +153,7 @@ mod tests {
 
     const SPEC: SchedulerSpec = SchedulerSpec {
         name: "scx_test_monitor",
+        follows_hotplug: true,
         required_kfuncs: &[],
         optional_kfuncs: &[],
         metrics: &[DEFS],

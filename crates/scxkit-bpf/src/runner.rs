@@ -7,6 +7,7 @@ use crate::backends;
 use crate::cli::CommonOpts;
 use crate::compat::KernelBtf;
 use crate::exit_info::{dump_map_entries, ExitInfo, EXIT_DUMP_MAP};
+use crate::hotplug::{self, read_hotplug_seq, HotplugWatch};
 use crate::jobs::{Deadline, Jobs};
 use crate::monitor::{run_monitor, StatsServer};
 use crate::publisher::Publisher;
@@ -25,12 +26,14 @@ const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(100);
 /// Test hook: wait this many ms between reading the topology and loading, so that a test
 /// can hotplug a CPU in between (the kernel must then refuse the stale attach).
 const TEST_DELAY_ENV: &str = "SCXKIT_TEST_DELAY_LOAD_MS";
-const HOTPLUG_SEQ_FILE: &str = "/sys/kernel/sched_ext/hotplug_seq";
 
 /// What the runtime needs to know about a scheduler, declared once in its main.rs.
 pub struct SchedulerSpec {
     /// Binary name, e.g. `scx_simple`.
     pub name: &'static str,
+    /// Whether its BPF side implements `ops.cpu_online` and `ops.cpu_offline`, so that a CPU
+    /// going on or offline needs no restart (the kernel ejects a scheduler without them).
+    pub follows_hotplug: bool,
     /// Kfuncs it cannot do without; it refuses to start where one is not callable.
     pub required_kfuncs: &'static [&'static str],
     /// Kfuncs its BPF side replaces where they are not callable, each with the fallback.
@@ -183,6 +186,7 @@ impl<'s, 'a> Attempt<'s, 'a> {
     /// Reads the hotplug sequence, then the topology: a CPU going on or offline after the
     /// first read makes the kernel refuse the attach and ask for a restart.
     fn begin(session: &'s mut Session<'a>) -> Result<Attempt<'s, 'a>> {
+        hotplug::wait_until_cpus_settle();
         let hotplug_seq = read_hotplug_seq()?;
         let topology = Topology::from_system().context("reading the CPU topology")?;
         session.publisher.reset_counters();
@@ -245,13 +249,19 @@ impl<'s, 'a> Attempt<'s, 'a> {
         let mut exit_check = Deadline::new(EXIT_CHECK_INTERVAL, start);
         let mut sample = Deadline::new(Duration::from_secs_f64(opts.sample_interval_s()), start);
         let mut log = opts.stats.map(|s| Deadline::new(Duration::from_secs_f64(s), start));
+        let mut hotplug = spec.follows_hotplug.then(|| HotplugWatch::new(self.hotplug_seq));
         let mut latest = Snapshot::zero(stats.layout.clone());
         let mut logged = latest.clone();
         let mut result = Ok(());
         while !self.session.shutdown.requested() {
             let now = Instant::now();
-            if exit_check.fire(now) && ExitInfo::has_exited_now(object)? {
-                break;
+            if exit_check.fire(now) {
+                if ExitInfo::has_exited_now(object)? {
+                    break;
+                }
+                if let Some(seq) = hotplug.as_mut().and_then(HotplugWatch::changed) {
+                    info!("{}: CPUs online now: {} (hotplug seq {seq}); followed without a restart", spec.name, hotplug::online_cpu_list());
+                }
             }
             if sample.fire(now) {
                 match stats.sample() {
@@ -313,9 +323,4 @@ fn with_gauges_of(mut after: Snapshot, attached: &Snapshot) -> Snapshot {
         }
     }
     after
-}
-
-fn read_hotplug_seq() -> Result<u64> {
-    let text = std::fs::read_to_string(HOTPLUG_SEQ_FILE).with_context(|| format!("reading {HOTPLUG_SEQ_FILE}"))?;
-    text.trim().parse().with_context(|| format!("{HOTPLUG_SEQ_FILE} holds '{}', not a number", text.trim()))
 }

@@ -1,0 +1,134 @@
+//! CPU hotplug, as the runtime sees it: the kernel's hotplug sequence (an attach made with a
+//! stale one is refused), waiting until no CPU is half-way on or offline before an attach, and
+//! noticing the events a scheduler follows by itself (`ops.cpu_online` / `ops.cpu_offline`).
+
+use anyhow::{Context, Result};
+use log::{info, warn};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const HOTPLUG_SEQ_FILE: &str = "/sys/kernel/sched_ext/hotplug_seq";
+const CPU_SYSFS: &str = "/sys/devices/system/cpu";
+/// How long an attach waits for CPU transitions under way to end before it goes on anyway
+/// (the kernel then refuses a stale attach through the hotplug sequence).
+const SETTLE_LIMIT: Duration = Duration::from_secs(10);
+const SETTLE_POLL: Duration = Duration::from_millis(20);
+
+/// The kernel's count of CPU on/offline events since boot.
+pub fn read_hotplug_seq() -> Result<u64> {
+    let text = fs::read_to_string(HOTPLUG_SEQ_FILE).with_context(|| format!("reading {HOTPLUG_SEQ_FILE}"))?;
+    text.trim().parse().with_context(|| format!("{HOTPLUG_SEQ_FILE} holds '{}', not a number", text.trim()))
+}
+
+/// The online CPUs as the kernel lists them, e.g. `0-2,5`.
+pub fn online_cpu_list() -> String {
+    fs::read_to_string(Path::new(CPU_SYSFS).join("online")).map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+/// CPUs whose hotplug state is not yet their target: a transition is under way.
+fn cpus_in_transition(cpu_sysfs: &Path) -> Vec<u32> {
+    let Ok(entries) = fs::read_dir(cpu_sysfs) else { return Vec::new() };
+    let mut moving: Vec<u32> = entries
+        .flatten()
+        .filter_map(|e| {
+            let cpu = e.file_name().to_str()?.strip_prefix("cpu")?.parse::<u32>().ok()?;
+            in_transition(&e.path().join("hotplug")).then_some(cpu)
+        })
+        .collect();
+    moving.sort_unstable();
+    moving
+}
+
+fn in_transition(hotplug_dir: &Path) -> bool {
+    let read = |name: &str| fs::read_to_string(hotplug_dir.join(name)).ok().map(|s| s.trim().to_string());
+    match (read("state"), read("target")) {
+        (Some(state), Some(target)) => state != target,
+        _ => false,
+    }
+}
+
+/// Waits until no CPU is going on or offline, at most [`SETTLE_LIMIT`]: attaching while the
+/// kernel's hotplug machinery is half-way through a CPU only races with it.
+pub fn wait_until_cpus_settle() {
+    wait_until_settled(&PathBuf::from(CPU_SYSFS), SETTLE_LIMIT);
+}
+
+fn wait_until_settled(cpu_sysfs: &Path, limit: Duration) -> bool {
+    let start = Instant::now();
+    let mut moving = cpus_in_transition(cpu_sysfs);
+    if moving.is_empty() {
+        return true;
+    }
+    info!("waiting for CPUs {moving:?} to finish going on or offline before attaching");
+    while !moving.is_empty() {
+        if start.elapsed() >= limit {
+            warn!("CPUs {moving:?} still going on or offline after {limit:?}; attaching anyway");
+            return false;
+        }
+        std::thread::sleep(SETTLE_POLL);
+        moving = cpus_in_transition(cpu_sysfs);
+    }
+    true
+}
+
+/// Notices, while a scheduler is attached, that CPUs went on or offline.
+pub struct HotplugWatch {
+    seq: u64,
+}
+
+impl HotplugWatch {
+    pub fn new(seq: u64) -> HotplugWatch {
+        HotplugWatch { seq }
+    }
+
+    /// The new sequence number when CPUs went on or offline since the last call.
+    pub fn changed(&mut self) -> Option<u64> {
+        let now = read_hotplug_seq().ok()?;
+        (now != self.seq).then(|| {
+            self.seq = now;
+            now
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_cpu(root: &Path, cpu: u32, state: &str, target: &str) {
+        let dir = root.join(format!("cpu{cpu}/hotplug"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("state"), format!("{state}\n")).unwrap();
+        fs::write(dir.join("target"), format!("{target}\n")).unwrap();
+    }
+
+    fn temp_root(name: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("scxkit-hotplug-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap();
+        root
+    }
+
+    #[test]
+    fn a_cpu_whose_state_is_not_its_target_is_in_transition() {
+        let root = temp_root("transition");
+        fake_cpu(&root, 0, "235", "235");
+        fake_cpu(&root, 3, "96", "0");
+        fs::create_dir_all(root.join("cpufreq")).unwrap();
+        assert_eq!(cpus_in_transition(&root), vec![3]);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn settling_waits_for_the_transition_and_gives_up_at_the_limit() {
+        let root = temp_root("settle");
+        fake_cpu(&root, 1, "235", "235");
+        assert!(wait_until_settled(&root, Duration::from_millis(50)));
+        fake_cpu(&root, 2, "120", "235");
+        let start = Instant::now();
+        assert!(!wait_until_settled(&root, Duration::from_millis(100)));
+        assert!(start.elapsed() >= Duration::from_millis(100));
+        fs::remove_dir_all(&root).unwrap();
+    }
+}
