@@ -89,7 +89,7 @@ stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout
 if kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = rustland ]; then
     pass "scx_rustland survives 60 s of mixed stress (cpu, fork, switch, vm, cyclic)"
 else fail "scx_rustland survives 60 s of mixed stress" "state $(sched_state)"; fi
-expect_hotplug_restart scx_rustland rustland "$LOG"
+expect_hotplug_followed scx_rustland rustland "$LOG"
 expect_clean_exit scx_rustland "$LOG"
 
 # 4. Under load, fifteen quick stops (150 ms, with BPF taking over after 100 ms) and

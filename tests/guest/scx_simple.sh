@@ -1,7 +1,7 @@
 # vm: --tcg-threads single
 # Guest integration test of scx_simple and of the runtime every scheduler shares (run by
-# tests/guest.sh inside the QEMU guest): bad input, load, monitor, hotplug restarts, the
-# hotplug race at attach, a short slice under hogs present at attach, a watchdog stall with
+# tests/guest.sh inside the QEMU guest): bad input, load, monitor, hotplug followed without
+# a restart, the hotplug race at attach, a short slice under hogs present at attach, a watchdog stall with
 # its debug dump, clean exit.
 . /scxkit/lib.sh
 LOG=/tmp/scx_simple.log
@@ -44,23 +44,10 @@ if [ "$zero" -eq 0 ] && grep -q "scx_simple does not answer" /tmp/monitor2.log &
     pass "--monitor 0.5: no repeated readings, waits while the scheduler is stopped, goes on after ($after lines)"
 else fail "--monitor through a stopped scheduler" "zero lines $zero, after $after: $(cat /tmp/monitor2.log | head -n 12)"; fi
 
-# 2. Hotplug: one restart, then twenty events in a row (the limit counts only restarts that
-# fail quickly in a row, so a machine's hotplug events never wear the scheduler out).
-expect_hotplug_restart scx_simple simple "$LOG"
-before=$(count_matches "$LOG" "asked for a restart")
-i=1
-while [ "$i" -le 20 ]; do
-    set_cpu_online "$LAST" $(( i % 2 == 1 ? 0 : 1 ))
-    wait_for 60 sh -c "[ \$(grep -c 'asked for a restart' $LOG) -ge $((before + i)) ]" && wait_for 60 is_enabled
-    sleep 1.2
-    i=$((i + 1))
-done
-restarts=$(( $(count_matches "$LOG" "asked for a restart") - before ))
-if [ "$restarts" -eq 20 ] && kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = simple ]; then
-    pass "scx_simple restarts after each of twenty hotplug events in a row and stays loaded"
-else
-    fail "twenty hotplug events in a row" "restarts $restarts, state $(sched_state); log: $(tail -n 4 "$LOG")"
-fi
+# 2. Hotplug: scx_simple follows a CPU going offline and online without a restart; a run
+# of events is tests/guest/hotplug.sh's. A stopped scheduler (above) came first: the hang
+# seen once on a fresh machine followed the same steps.
+expect_hotplug_followed scx_simple simple "$LOG"
 expect_clean_exit scx_simple "$LOG"
 
 # 3. A CPU goes offline between reading the topology and attaching: the kernel must refuse

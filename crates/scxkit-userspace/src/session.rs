@@ -71,7 +71,6 @@ fn ops_name(name: &str) -> [std::ffi::c_char; 128] {
 }
 
 pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attempt: &mut Attempt) -> Result<ExitInfo> {
-    let nr_cpus = attempt.topology().nr_online();
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the framework's BPF object")?;
     scxkit_bpf::prepare_ops!(attempt, open.struct_ops.usched_ops_mut(), open.open_object_mut())?;
@@ -82,6 +81,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     rodata.bypass_slice_ns = policy.bypass_slice_ns();
     rodata.fallback_after_ns = opts.fallback_after_ms * 1_000_000;
     rodata.idle_bypass = !opts.full_user;
+    open.maps.bss_data.as_deref_mut().context("no .bss")?.nr_cpus_online = attempt.topology().nr_online() as u64;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let shared = SharedState(skel.maps.bss_data.as_deref_mut().context("no .bss")? as *mut types::bss);
     SharedState::store(field!(shared, user_heartbeat), 1);
@@ -136,6 +136,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
             vtime_now: SharedState::load(field!(shared, vtime_now)),
             nr_queued: SharedState::load(field!(shared, nr_shared_queued)),
         };
+        let nr_cpus = SharedState::load(field!(shared, nr_cpus_online)).max(1) as usize;
         let held = policy.dispatch(&mut Dispatcher::new(&user_ring, nr_cpus, kernel));
         SharedState::store(field!(shared, user_held), held as u64);
         loop_faults.set(loop_faults.get() + thread_page_faults() - faults_before);

@@ -26,6 +26,8 @@ use tuner::Tuner;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_rusty",
+    // Its domains come from the online CPUs: a hotplug event rebuilds them (a restart).
+    follows_hotplug: false,
     required_kfuncs: &[
         "scx_bpf_select_cpu_and",
         "scx_bpf_dsq_insert",

@@ -190,6 +190,18 @@ static int watch_fire(void *map, int *key, struct bpf_timer *timer)
 	return 0;
 }
 
+/* A hotplug event needs no restart: the kernel moves the tasks of a CPU that goes away and
+ * turns a decision for an offline CPU into one for any CPU; the policy sees the new count. */
+void BPF_STRUCT_OPS(usched_cpu_online, s32 cpu)
+{
+	__sync_fetch_and_add(&nr_cpus_online, 1);
+}
+
+void BPF_STRUCT_OPS(usched_cpu_offline, s32 cpu)
+{
+	__sync_fetch_and_sub(&nr_cpus_online, 1);
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
 {
 	u32 zero = 0;
@@ -225,6 +237,8 @@ struct sched_ext_ops usched_ops = {
 	.dequeue = (void *)usched_dequeue,
 	.running = (void *)usched_running,
 	.stopping = (void *)usched_stopping,
+	.cpu_online = (void *)usched_cpu_online,
+	.cpu_offline = (void *)usched_cpu_offline,
 	.init = (void *)usched_init,
 	.exit = (void *)usched_exit,
 	.name = "usched",

@@ -19,6 +19,10 @@ volatile u64 user_received;	/* messages it has taken from the ring buffer */
 volatile u64 user_held;		/* tasks it holds, not yet dispatched */
 volatile u64 nudge_pending;	/* set here when a nudge is sent, cleared by userspace */
 
+/* Online CPUs: userspace sets it before load from the topology it read (an attach after a
+ * hotplug event since is refused), ops.cpu_online and ops.cpu_offline keep it. */
+u64 nr_cpus_online;
+
 /* BPF's own. */
 u64 nr_sent;			/* messages sent (tasks handed over) */
 u64 heartbeat_seen;		/* the last heartbeat value seen, and when it changed */

@@ -13,6 +13,11 @@
  * "slice given minus slice left" can go negative, wrap around, and throw a task's vtime
  * so far ahead that it never runs again.
  *
+ * A CPU going on or offline needs nothing of this policy (no state is kept per CPU), but
+ * it must say so: a scheduler without ops.cpu_online and ops.cpu_offline is ejected by the
+ * kernel on every hotplug event and has to be loaded again, with the default scheduler in
+ * charge in between.
+ *
  * On kernel builds where scx_bpf_create_dsq() cannot be called (see kfuncs.bpf.h) there is
  * no queue to order by vtime: tasks then wait in the kernel's built-in global FIFO.
  */
@@ -105,6 +110,15 @@ void BPF_STRUCT_OPS(simple_enable, struct task_struct *p)
 	scxk_set_dsq_vtime(p, vtime_now);
 }
 
+/* The kernel moves the tasks of a CPU that goes away; queued ones wait in the shared queue. */
+void BPF_STRUCT_OPS(simple_cpu_online, s32 cpu)
+{
+}
+
+void BPF_STRUCT_OPS(simple_cpu_offline, s32 cpu)
+{
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(simple_init)
 {
 	if (!scx_bpf_create_dsq_usable())
@@ -125,6 +139,8 @@ struct sched_ext_ops simple_ops = {
 	.running = (void *)simple_running,
 	.stopping = (void *)simple_stopping,
 	.enable = (void *)simple_enable,
+	.cpu_online = (void *)simple_cpu_online,
+	.cpu_offline = (void *)simple_cpu_offline,
 	.init = (void *)simple_init,
 	.exit = (void *)simple_exit,
 	.name = "simple",

@@ -1,0 +1,25 @@
+# vm: --tcg-threads single
+# CPU hotplug storms under load, for every scheduler in one boot: one CPU, then all but CPU
+# 0, going off and on again, HOTPLUG_EVENTS times in a row (tests/guest.sh: 200). A write that
+# does not return, or a hung task, ends the boot at once with the blocked tasks' stacks
+# (lib.sh: set_cpu_online, watch_hung_tasks). scx_simple, scx_bpfland and scx_rustland follow
+# each event without a restart (ops.cpu_online / ops.cpu_offline) and must stay attached
+# throughout; scx_rusty rebuilds its domains, so the kernel restarts it on each event.
+. /scxkit/lib.sh
+EVENTS=${1:-200}
+RUSTY_EVENTS=${2:-40}
+
+storm() {
+    local name=$1 ops=$2 events=$3 mode=$4 log=/tmp/$1.log; shift 4
+    start_sched "$log" "$name" "$@"
+    expect_loaded "$name" "$ops" "$log"
+    hotplug_storm "$name" "$ops" "$log" "$events" "$mode"
+    expect_clean_exit "$name" "$log"
+    echo "---- $name: $(count_matches "$log" 'followed without a restart') events followed, $(count_matches "$log" 'asked for a restart') restarts"
+}
+
+storm scx_simple simple "$EVENTS" follows
+storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
+storm scx_rustland rustland "$EVENTS" follows
+storm scx_rusty rusty "$RUSTY_EVENTS" restarts
+finish
