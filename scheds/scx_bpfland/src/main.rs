@@ -18,6 +18,7 @@ use std::time::Duration;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_bpfland",
+    follows_hotplug: true,
     required_kfuncs: &[
         "scx_bpf_select_cpu_and",
         "scx_bpf_dsq_insert",
@@ -107,23 +108,27 @@ fn main() -> Result<()> {
     scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, &watch, attempt))
 }
 
-/// The primary domain on the topology of this attempt: the requested CPUs that are online.
-/// When none is (they went offline), every online CPU, until the restart that follows
-/// their return.
+/// The primary domain: the requested CPUs, offline ones included (BPF follows hotplug and
+/// counts only the online ones; with none online, work goes to every CPU).
 fn primary_domain(spec: &str, topo: &Topology) -> Result<Cpumask> {
     let requested = resolve_cpu_set(spec, topo).with_context(|| format!("--primary-domain '{spec}'"))?;
     if matches!(spec, "performance" | "powersave") && !topo.is_hybrid() {
         log::info!("--primary-domain {spec}: this machine's cores are all alike, so every CPU is primary");
     }
-    let online = requested.and(&topo.online);
-    if online.is_empty() {
-        log::warn!("every CPU of --primary-domain ({}) is offline: every online CPU is primary", requested.to_list());
-        return Ok(topo.online.clone());
+    let offline = requested.and_not(&topo.online);
+    if offline == requested {
+        log::warn!("every CPU of --primary-domain ({}) is offline: work goes to every CPU until one comes online", requested.to_list());
+    } else if !offline.is_empty() {
+        log::info!("CPUs {} of --primary-domain are offline: they join when they come online", offline.to_list());
     }
-    if online != requested {
-        log::info!("CPUs {} of --primary-domain are offline and left out", requested.and_not(&topo.online).to_list());
-    }
-    Ok(online)
+    Ok(requested)
+}
+
+/// Whether the primary domain is every CPU: a mask naming them all, or a named set (read
+/// from the online CPUs) that holds every online one.
+fn every_cpu(spec: &str, primary: &Cpumask, topo: &Topology) -> bool {
+    let named = matches!(spec.trim(), "all" | "auto" | "performance" | "powersave");
+    primary.and(&topo.possible) == topo.possible || (named && primary.and(&topo.online) == topo.online)
 }
 
 fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<ExitInfo> {
@@ -132,7 +137,7 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
         bail!("this machine has {} CPUs; scx_bpfland supports up to {}", topo.nr_cpus, intf::BPFLAND_MAX_CPUS);
     }
     let primary = primary_domain(&opts.primary_domain, topo)?;
-    let all = primary.weight() == topo.nr_online();
+    let all = every_cpu(&opts.primary_domain, &primary, topo);
     log::info!("primary domain: {} ({}){}", primary, primary.to_hex(), if all { ", every CPU" } else { "" });
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
@@ -148,6 +153,9 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
     rodata.nr_cpus = topo.nr_cpus as u32;
     rodata.primary_all = all;
     for (dst, src) in rodata.primary_cpus.iter_mut().zip(primary.as_words()) {
+        *dst = *src;
+    }
+    for (dst, src) in rodata.online_cpus.iter_mut().zip(topo.online.as_words()) {
         *dst = *src;
     }
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;

@@ -14,6 +14,8 @@ struct cpu_ctx {
 	u64 running_since_ns;
 	/* The ext task running here is regular, so an interactive wakeup may preempt it. */
 	u32 running_regular;
+	/* The CPU is offline (ops.cpu_offline; set from online_cpus at init). */
+	u32 offline;
 };
 
 struct {
@@ -37,9 +39,9 @@ static __always_inline bool in_primary(s32 cpu)
 	return primary_all || bitmap_test(primary_cpus, BPFLAND_MAX_CPUS / 64, cpu);
 }
 
-/* Whether every primary CPU has been busy for at least overflow_delay_ns. Short bursts
- * that happen to overlap (a kworker, a light task's work) do not count: only a sustained
- * load overflows. */
+/* Whether every online primary CPU has been busy for at least overflow_delay_ns. Short
+ * bursts that happen to overlap (a kworker, a light task's work) do not count: only a
+ * sustained load overflows. With no primary CPU online, work goes anywhere. */
 static __always_inline bool primary_saturated(void)
 {
 	u64 now = bpf_ktime_get_ns();
@@ -51,10 +53,34 @@ static __always_inline bool primary_saturated(void)
 		if (!in_primary(cpu))
 			continue;
 		cctx = cpu_ctx_get(cpu);
+		if (cctx && cctx->offline)
+			continue;
 		if (!cctx || !cctx->busy_since_ns || now - cctx->busy_since_ns < overflow_delay_ns)
 			return false;
 	}
 	return true;
+}
+
+/* A CPU came or went: an offline CPU is neither idle nor busy, and runs nothing. */
+static __always_inline void cpu_set_online(s32 cpu, bool online)
+{
+	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
+
+	if (!cctx)
+		return;
+	cctx->offline = !online;
+	cctx->busy_since_ns = 0;
+	cctx->running_regular = 0;
+}
+
+/* Marks the CPUs that were offline when the topology was read (the kernel refuses the
+ * attach if one came or went since, so this is the state at attach). */
+static __always_inline void cpus_init_online(void)
+{
+	u32 cpu;
+
+	bpf_for(cpu, 0, nr_cpus)
+		cpu_set_online(cpu, bitmap_test(online_cpus, BPFLAND_MAX_CPUS / 64, cpu));
 }
 
 /* An idle CPU in `domain` for p, claimed; negative when there is none. */

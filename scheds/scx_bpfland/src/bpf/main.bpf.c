@@ -23,6 +23,7 @@ RODATA bool preempt_enabled = true;
 RODATA u32 nr_cpus = 1;
 RODATA bool primary_all = true;
 RODATA u64 primary_cpus[BPFLAND_MAX_CPUS / 64];
+RODATA u64 online_cpus[BPFLAND_MAX_CPUS / 64];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -86,6 +87,10 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 			cpu = bpf_cpumask_any_distribute(p->cpus_ptr);
 		scxk_count(&stats, BPFLAND_STAT_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, tctx->slice_ns, enq_flags);
+		/* An idle CPU there may sleep through the insert until its next interrupt
+		 * (tickless): wake it. */
+		if (scx_bpf_kick_cpu_usable() && cpu != bpf_get_smp_processor_id())
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	if (!(enq_flags & SCX_ENQ_WAKEUP) && run_on_idle(p, tctx->slice_ns, enq_flags))
@@ -134,6 +139,9 @@ void BPF_STRUCT_OPS(bpfland_running, struct task_struct *p)
 	if (cctx) {
 		cctx->running_regular = !tctx->interactive;
 		cctx->running_since_ns = tctx->start_ns;
+		/* A CPU busy since before the attach never went through update_idle. */
+		if (!cctx->busy_since_ns)
+			cctx->busy_since_ns = tctx->start_ns;
 	}
 }
 
@@ -154,6 +162,19 @@ void BPF_STRUCT_OPS(bpfland_update_idle, s32 cpu, bool idle)
 
 	if (cctx)
 		cctx->busy_since_ns = idle ? 0 : bpf_ktime_get_ns();
+}
+
+/* A hotplug event needs no restart: the CPU is left out of (or back in) the primary domain's
+ * saturation test and preemption; the kernel itself moves its tasks and keeps it out of the
+ * idle masks. */
+void BPF_STRUCT_OPS(bpfland_cpu_online, s32 cpu)
+{
+	cpu_set_online(cpu, true);
+}
+
+void BPF_STRUCT_OPS(bpfland_cpu_offline, s32 cpu)
+{
+	cpu_set_online(cpu, false);
 }
 
 void BPF_STRUCT_OPS(bpfland_enable, struct task_struct *p)
@@ -184,6 +205,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(bpfland_init)
 {
 	s32 err;
 
+	cpus_init_online();
 	if (!primary_all) {
 		err = SCXK_CPUMASK_FROM_BITMAP(primary_mask, primary_cpus, nr_cpus);
 		if (err)
@@ -208,6 +230,8 @@ struct sched_ext_ops bpfland_ops = {
 	.running = (void *)bpfland_running,
 	.stopping = (void *)bpfland_stopping,
 	.update_idle = (void *)bpfland_update_idle,
+	.cpu_online = (void *)bpfland_cpu_online,
+	.cpu_offline = (void *)bpfland_cpu_offline,
 	.enable = (void *)bpfland_enable,
 	.init_task = (void *)bpfland_init_task,
 	.exit_task = (void *)bpfland_exit_task,

@@ -20,7 +20,7 @@ static __always_inline bool can_preempt(struct task_struct *p, s32 cpu, bool any
 {
 	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
 
-	return cctx && cctx->running_regular &&
+	return cctx && !cctx->offline && cctx->running_regular &&
 	       (!remote || bpf_ktime_get_ns() - cctx->running_since_ns >= slice_min_ns) &&
 	       (anywhere || in_primary(cpu)) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
 }
