@@ -11,6 +11,7 @@ use crate::jobs::{Deadline, Jobs};
 use crate::monitor::{run_monitor, StatsServer};
 use crate::publisher::Publisher;
 use crate::restart::{RestartPolicy, Verdict};
+use crate::sysfs_state::sched_ext_sysfs;
 use anyhow::{bail, Context, Result};
 use libbpf_rs::{Link, Object, OpenObject};
 use log::info;
@@ -25,7 +26,6 @@ const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(100);
 /// Test hook: wait this many ms between reading the topology and loading, so that a test
 /// can hotplug a CPU in between (the kernel must then refuse the stale attach).
 const TEST_DELAY_ENV: &str = "SCXKIT_TEST_DELAY_LOAD_MS";
-const HOTPLUG_SEQ_FILE: &str = "/sys/kernel/sched_ext/hotplug_seq";
 
 /// What the runtime needs to know about a scheduler, declared once in its main.rs.
 pub struct SchedulerSpec {
@@ -316,6 +316,7 @@ fn with_gauges_of(mut after: Snapshot, attached: &Snapshot) -> Snapshot {
 }
 
 fn read_hotplug_seq() -> Result<u64> {
-    let text = std::fs::read_to_string(HOTPLUG_SEQ_FILE).with_context(|| format!("reading {HOTPLUG_SEQ_FILE}"))?;
-    text.trim().parse().with_context(|| format!("{HOTPLUG_SEQ_FILE} holds '{}', not a number", text.trim()))
+    let file = sched_ext_sysfs().join("hotplug_seq");
+    let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    text.trim().parse().with_context(|| format!("{} holds '{}', not a number", file.display(), text.trim()))
 }
