@@ -9,6 +9,7 @@ top=$(cd "$(dirname "$0")" && pwd)
 echo "==== host tests"
 cargo test --quiet --manifest-path "$top/Cargo.toml" --workspace
 "$top/tests/host/panic-signature.sh"
+"$top/tests/host/summary.sh"
 python3 -m unittest discover --quiet -s "$top/bench" -p 'test_*.py'
 [ "${1:-}" = "--host" ] && exit 0
 echo "==== guest tests"

@@ -2,13 +2,13 @@
 //! stale one is refused), waiting until no CPU is half-way on or offline before an attach, and
 //! noticing the events a scheduler follows by itself (`ops.cpu_online` / `ops.cpu_offline`).
 
+use crate::sysfs_state::sched_ext_sysfs;
 use anyhow::{Context, Result};
 use log::{info, warn};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-const HOTPLUG_SEQ_FILE: &str = "/sys/kernel/sched_ext/hotplug_seq";
 const CPU_SYSFS: &str = "/sys/devices/system/cpu";
 /// How long an attach waits for CPU transitions under way to end before it goes on anyway
 /// (the kernel then refuses a stale attach through the hotplug sequence).
@@ -17,8 +17,9 @@ const SETTLE_POLL: Duration = Duration::from_millis(20);
 
 /// The kernel's count of CPU on/offline events since boot.
 pub fn read_hotplug_seq() -> Result<u64> {
-    let text = fs::read_to_string(HOTPLUG_SEQ_FILE).with_context(|| format!("reading {HOTPLUG_SEQ_FILE}"))?;
-    text.trim().parse().with_context(|| format!("{HOTPLUG_SEQ_FILE} holds '{}', not a number", text.trim()))
+    let file = sched_ext_sysfs().join("hotplug_seq");
+    let text = fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    text.trim().parse().with_context(|| format!("{} holds '{}', not a number", file.display(), text.trim()))
 }
 
 /// The online CPUs as the kernel lists them, e.g. `0-2,5`.

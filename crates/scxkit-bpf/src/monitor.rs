@@ -12,9 +12,9 @@ use crate::runner::SchedulerSpec;
 use anyhow::{bail, Context, Result};
 use scxkit::metrics::{parse_text, to_text, Snapshot};
 use std::io::{Read, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,6 +22,9 @@ use std::time::Duration;
 pub const RUN_DIR: &str = "/run/scxkit";
 /// How long the monitor waits for the scheduler's answer.
 const READ_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long the scheduler waits for a client to take its reading: well under READ_TIMEOUT, so
+/// that a monitor queued behind a client that reads nothing is still answered.
+const WRITE_TIMEOUT: Duration = Duration::from_millis(500);
 
 pub fn socket_path(name: &str) -> PathBuf {
     let dir = std::env::var_os("SCXKIT_RUN_DIR").map_or_else(|| PathBuf::from(RUN_DIR), PathBuf::from);
@@ -36,17 +39,16 @@ pub struct StatsServer {
 
 impl StatsServer {
     pub fn start(name: &str) -> Result<StatsServer> {
-        let path = socket_path(name);
+        StatsServer::start_at(name, socket_path(name))
+    }
+
+    fn start_at(name: &str, path: PathBuf) -> Result<StatsServer> {
         let dir = path.parent().context("socket path has no directory")?;
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         if UnixStream::connect(&path).is_ok() {
             bail!("another {name} serves its stats on {}: is one already running?", path.display());
         }
-        // A socket left by a scheduler that was killed: nobody answers on it.
-        let _ = std::fs::remove_file(&path);
-        let listener = UnixListener::bind(&path).with_context(|| format!("serving stats on {}", path.display()))?;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o666))
-            .with_context(|| format!("opening {} to every user", path.display()))?;
+        let listener = bind_for_everyone(&path)?;
         let latest = Arc::new(Mutex::new((0, String::new())));
         let shared = latest.clone();
         std::thread::Builder::new()
@@ -63,6 +65,34 @@ impl StatsServer {
     }
 }
 
+/// Binds a socket at `path` that every local user may connect to. Linux gives the socket file
+/// the mode of bind() less the umask, and a chmod through the listener's descriptor changes
+/// the socket's own inode, not the file; a chmod by path may follow a link another user put
+/// there after the bind. So the socket is bound and opened up in a directory of our own next
+/// to `path`, where nobody else can write, then renamed into place (replacing a socket left
+/// by a scheduler that was killed).
+fn bind_for_everyone(path: &Path) -> Result<UnixListener> {
+    let name = path.file_name().context("socket path has no file name")?.to_string_lossy();
+    let private = path.with_file_name(format!(".{name}.{}", std::process::id()));
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&private)
+        .with_context(|| format!("creating {}", private.display()))?;
+    let staged = private.join("sock");
+    let bound = bind_and_move(&staged, path);
+    let _ = std::fs::remove_file(&staged);
+    let _ = std::fs::remove_dir(&private);
+    bound
+}
+
+fn bind_and_move(staged: &Path, path: &Path) -> Result<UnixListener> {
+    let listener = UnixListener::bind(staged).with_context(|| format!("serving stats on {}", staged.display()))?;
+    std::fs::set_permissions(staged, std::fs::Permissions::from_mode(0o666))
+        .with_context(|| format!("opening {} to every user", staged.display()))?;
+    std::fs::rename(staged, path).with_context(|| format!("serving stats on {}", path.display()))?;
+    Ok(listener)
+}
+
 /// First line of what the socket serves: the number of the reading, so that a monitor
 /// polling faster than the scheduler samples does not print the same reading twice.
 const SAMPLE_HEADER: &str = "# sample ";
@@ -73,11 +103,13 @@ impl Drop for StatsServer {
     }
 }
 
+/// Clients are served one at a time: one that reads nothing would hold up the others.
 fn serve(listener: UnixListener, latest: Arc<Mutex<(u64, String)>>) {
-    for stream in listener.incoming().flatten() {
+    for mut stream in listener.incoming().flatten() {
         let text = latest.lock().unwrap().1.clone();
-        let mut stream = stream;
-        let _ = stream.write_all(text.as_bytes());
+        if stream.set_write_timeout(Some(WRITE_TIMEOUT)).is_ok() {
+            let _ = stream.write_all(text.as_bytes());
+        }
     }
 }
 
@@ -137,7 +169,9 @@ pub fn run_monitor(spec: &SchedulerSpec, interval_s: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scxkit::metrics::{static_layout, MetricDef, MetricKind, Unit};
+    use scxkit::metrics::{static_layout, MetricDef, MetricKind, Series, Unit};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Instant;
 
     static DEFS: &[MetricDef] = &[MetricDef {
         name: "dispatched_tasks_total",
@@ -170,6 +204,8 @@ mod tests {
         let server = StatsServer::start(SPEC.name).unwrap();
         let mode = std::fs::metadata(socket_path(SPEC.name)).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o666, "any user may connect");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["scx_test_monitor.sock"], "nothing but the socket is left in the run directory");
         let second = StatsServer::start(SPEC.name).err().expect("a second server is refused");
         assert!(second.to_string().contains("another scx_test_monitor serves"), "{second}");
         server.update(&Snapshot { series: static_layout(DEFS), values: vec![41.0] });
@@ -180,5 +216,54 @@ mod tests {
         drop(server);
         assert!(!socket_path(SPEC.name).exists(), "the socket goes with the scheduler");
         assert!(is_gone(&read_once(&SPEC, &socket_path(SPEC.name)).unwrap_err()));
+    }
+
+    #[test]
+    fn a_client_that_never_reads_does_not_hold_up_the_next_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stuck.sock");
+        let server = StatsServer::start_at(SPEC.name, path.clone()).unwrap();
+        // About 2 MB, ten times a socket's default buffer: a write of it to a client that
+        // reads nothing blocks.
+        let cpus = 50_000;
+        let layout: Arc<[Series]> = (0..cpus).map(|c| Series::with(&DEFS[0], &[("cpu", c.to_string())])).collect();
+        server.update(&Snapshot { series: layout, values: vec![1.0; cpus] });
+
+        let _stuck = UnixStream::connect(&path).unwrap();
+        let (seq, got) = read_once(&SPEC, &path)
+            .expect("the second client is answered within its read timeout")
+            .unwrap();
+        assert_eq!((seq, got.values.len()), (1, cpus));
+    }
+
+    #[test]
+    fn opening_the_socket_to_every_user_never_follows_a_link_put_in_its_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("raced.sock");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "private").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let mode = || std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777;
+        // Another user swapping the socket's path for a link to their target, again and again.
+        let stop = Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let (path, victim, stop) = (path.clone(), victim.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = std::fs::remove_file(&path);
+                    let _ = std::os::unix::fs::symlink(&victim, &path);
+                }
+            })
+        };
+        let (mut tries, mut bound) = (0, 0);
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < deadline && mode() == 0o600 {
+            tries += 1;
+            bound += bind_for_everyone(&path).is_ok() as usize;
+        }
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        assert_eq!(mode(), 0o600, "the link's target was opened to every user ({bound} binds in {tries} tries)");
+        assert!(bound > 100, "only {bound} binds in {tries} tries: the race was hardly run");
     }
 }

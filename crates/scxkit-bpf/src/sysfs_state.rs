@@ -2,10 +2,18 @@
 
 use anyhow::{bail, Result};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The sysfs directory the kernel creates when it has sched_ext.
 pub const SCHED_EXT_SYSFS: &str = "/sys/kernel/sched_ext";
+/// Test hook: a directory read in place of [`SCHED_EXT_SYSFS`], so that a test can show a
+/// scheduler a kernel without sched_ext, or one that is taken, on any host.
+const SYSFS_ENV: &str = "SCXKIT_TEST_SCHED_EXT_SYSFS";
+
+/// [`SCHED_EXT_SYSFS`], unless a test put another directory in its place.
+pub fn sched_ext_sysfs() -> PathBuf {
+    std::env::var_os(SYSFS_ENV).map_or_else(|| PathBuf::from(SCHED_EXT_SYSFS), PathBuf::from)
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SchedExtState {
@@ -39,16 +47,17 @@ impl SchedExtState {
 
 /// Refuses to start, with a message saying what to do, unless a scheduler can be loaded now.
 pub fn preflight(scheduler: &str) -> Result<()> {
-    check_state(scheduler, &SchedExtState::read(Path::new(SCHED_EXT_SYSFS)))
+    let sysfs = sched_ext_sysfs();
+    check_state(scheduler, &sysfs, &SchedExtState::read(&sysfs))
 }
 
-fn check_state(scheduler: &str, state: &SchedExtState) -> Result<()> {
+fn check_state(scheduler: &str, sysfs: &Path, state: &SchedExtState) -> Result<()> {
     match state {
         SchedExtState::Disabled => Ok(()),
         SchedExtState::Unsupported => bail!(
-            "this kernel has no sched_ext ({SCHED_EXT_SYSFS} is missing; it needs \
-             CONFIG_SCHED_CLASS_EXT=y). Run {scheduler} in the scxkit guest instead: \
-             ./demo.sh {scheduler}"
+            "this kernel has no sched_ext ({} is missing; it needs CONFIG_SCHED_CLASS_EXT=y). \
+             Run {scheduler} in the scxkit guest instead: ./demo.sh {scheduler}",
+            sysfs.display()
         ),
         SchedExtState::Enabled { ops } => bail!(
             "another sched_ext scheduler is loaded: '{ops}'. Stop it first; {scheduler} was not loaded"
@@ -89,16 +98,20 @@ mod tests {
         );
     }
 
+    fn check(state: SchedExtState) -> Result<()> {
+        check_state("scx_simple", Path::new(SCHED_EXT_SYSFS), &state)
+    }
+
     #[test]
     fn refuses_when_taken_naming_the_other_scheduler() {
-        let err = check_state("scx_simple", &SchedExtState::Enabled { ops: "rusty".into() }).unwrap_err();
+        let err = check(SchedExtState::Enabled { ops: "rusty".into() }).unwrap_err();
         assert!(err.to_string().contains("'rusty'"), "{err}");
     }
 
     #[test]
     fn refuses_without_sched_ext_and_points_at_the_guest() {
-        let err = check_state("scx_simple", &SchedExtState::Unsupported).unwrap_err();
+        let err = check(SchedExtState::Unsupported).unwrap_err();
         assert!(err.to_string().contains("guest"), "{err}");
-        assert!(check_state("scx_simple", &SchedExtState::Disabled).is_ok());
+        assert!(check(SchedExtState::Disabled).is_ok());
     }
 }

@@ -1,20 +1,52 @@
-//! On a host kernel without sched_ext, the scheduler must refuse to start with a message that
-//! says so and points at the guest. Skipped where the kernel has sched_ext.
+//! The command line of scx_simple on the host: refusals before anything is loaded, help.
+//! Where sched_ext cannot take a scheduler, it must refuse to start and say why; the kernel's
+//! sysfs directory is replaced by a made-up one (SCXKIT_TEST_SCHED_EXT_SYSFS), so that each
+//! refusal is tested on any host, with or without sched_ext.
 
+use std::fs;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
+
+/// scx_simple started against `sysfs` in place of /sys/kernel/sched_ext.
+fn run_with_sysfs(sysfs: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_scx_simple")).env("SCXKIT_TEST_SCHED_EXT_SYSFS", sysfs).output().unwrap()
+}
+
+/// The refusal scx_simple prints against a sysfs directory holding these files.
+fn refusal_with(files: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let file = dir.path().join(name);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(file, format!("{text}\n")).unwrap();
+    }
+    let out = run_with_sysfs(dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "started: {stderr}");
+    stderr
+}
 
 #[test]
 fn refuses_without_sched_ext_and_points_at_the_guest() {
-    if Path::new("/sys/kernel/sched_ext").exists() {
-        eprintln!("this kernel has sched_ext; the refusal is not testable here");
-        return;
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_scx_simple")).output().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("sched_ext");
+    let out = run_with_sysfs(&missing);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(stderr.contains("this kernel has no sched_ext"), "{stderr}");
+    assert!(!out.status.success(), "started: {stderr}");
+    assert!(stderr.contains(&format!("this kernel has no sched_ext ({} is missing", missing.display())), "{stderr}");
     assert!(stderr.contains("./demo.sh"), "{stderr}");
+}
+
+#[test]
+fn refuses_while_another_scheduler_is_loaded_naming_it() {
+    let stderr = refusal_with(&[("state", "enabled"), ("root/ops", "rusty_1.0")]);
+    assert!(stderr.contains("another sched_ext scheduler is loaded: 'rusty_1.0'"), "{stderr}");
+}
+
+#[test]
+fn refuses_while_sched_ext_is_switching() {
+    let stderr = refusal_with(&[("state", "disabling")]);
+    assert!(stderr.contains("sched_ext is disabling; try again"), "{stderr}");
 }
 
 #[test]

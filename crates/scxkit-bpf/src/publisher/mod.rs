@@ -1,16 +1,16 @@
 //! Hands readings to whatever recorder the `metrics` facade has (the global one the backends
-//! installed, or a local one in tests): counters as increments since the last reading,
-//! gauges as values. Series are told apart by their full key, so a layout may change from
-//! one attempt to the next (a restart after hotplug may find other domains).
+//! installed, or a local one in tests): counters as increments of their totals, gauges as
+//! values. Series are told apart by their full key, so a layout may change from one attempt
+//! to the next (a restart after hotplug may find other domains).
 
 use metrics::Label;
-use scxkit::metrics::{counter_delta, MetricKind, Series, Snapshot, Unit};
+use scxkit::metrics::{was_reset, MetricKind, Series, Snapshot, Unit};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Default)]
 pub struct Publisher {
-    /// The last value published of each counter, by series key.
-    last: HashMap<String, f64>,
+    /// Each counter's total so far, by series key.
+    counters: HashMap<String, CounterTotal>,
     /// Metric names already described to the recorder.
     described: HashSet<&'static str>,
 }
@@ -20,9 +20,9 @@ impl Publisher {
         Publisher::default()
     }
 
-    /// Forgets the counters' last values: the BPF side starts again from zero after a restart.
+    /// The BPF side starts counting again from zero after a restart; the totals go on.
     pub fn reset_counters(&mut self) {
-        self.last.clear();
+        self.counters.values_mut().for_each(CounterTotal::end_run);
     }
 
     pub fn publish(&mut self, snapshot: &Snapshot) {
@@ -31,9 +31,8 @@ impl Publisher {
             let labels: Vec<Label> = series.labels.iter().map(|(k, v)| Label::new(k.clone(), v.clone())).collect();
             match series.def.kind {
                 MetricKind::Counter => {
-                    let last = self.last.entry(series.key()).or_insert(0.0);
-                    metrics::counter!(series.def.name, labels).increment(counter_delta(*last, now) as u64);
-                    *last = now;
+                    let increment = self.counters.entry(series.key()).or_default().read(now);
+                    metrics::counter!(series.def.name, labels).increment(increment);
                 }
                 MetricKind::Gauge => metrics::gauge!(series.def.name, labels).set(now),
             }
@@ -50,6 +49,37 @@ impl Publisher {
             MetricKind::Counter => metrics::describe_counter!(def.name, unit, def.help),
             MetricKind::Gauge => metrics::describe_gauge!(def.name, unit, def.help),
         }
+    }
+}
+
+/// A counter's total across the BPF side's restarts, and how much of it was published. The
+/// recorder's counters take whole numbers, so a fraction (of a second, say) waits until it
+/// adds up to one: the published total is always the whole part of the true one.
+#[derive(Default)]
+struct CounterTotal {
+    /// What the BPF counter had counted when its earlier runs ended.
+    earlier_runs: f64,
+    /// Its last reading in the current run.
+    reading: f64,
+    published: u64,
+}
+
+impl CounterTotal {
+    /// Takes a reading; returns what to add to the published total.
+    fn read(&mut self, now: f64) -> u64 {
+        if was_reset(self.reading, now) {
+            self.end_run();
+        }
+        self.reading = now;
+        let whole = (self.earlier_runs + now).floor() as u64;
+        let increment = whole.saturating_sub(self.published);
+        self.published += increment;
+        increment
+    }
+
+    fn end_run(&mut self) {
+        self.earlier_runs += self.reading;
+        self.reading = 0.0;
     }
 }
 

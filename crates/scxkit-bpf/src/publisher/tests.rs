@@ -71,6 +71,44 @@ fn a_restart_resets_the_baseline_and_counting_goes_on() {
     assert!(text.contains("type=\"local\"} 22"), "{text}");
 }
 
+static CPU_SECONDS: &[MetricDef] = &[MetricDef {
+    name: "scheduler_cpu_seconds_total",
+    labels: &[],
+    kind: MetricKind::Counter,
+    unit: Unit::Seconds,
+    help: "CPU time of the scheduler's threads.",
+}];
+
+fn cpu_seconds(readings_s: &[f64]) -> Vec<Snapshot> {
+    let layout = static_layout(CPU_SECONDS);
+    readings_s.iter().map(|&s| Snapshot { series: layout.clone(), values: vec![s] }).collect()
+}
+
+/// The total the recorder holds for `scheduler_cpu_seconds_total` after these readings.
+fn published_cpu_seconds(readings: &[Snapshot], reset_before: Option<usize>) -> f64 {
+    let text = render_prometheus(readings, reset_before);
+    let line = text.lines().find(|l| l.starts_with("scheduler_cpu_seconds_total{")).unwrap_or_else(|| panic!("{text}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn fractional_counters_publish_the_whole_part_of_their_total_after_every_sample() {
+    // 0.4 s of CPU per sample: 0.4, 0.8, 1.2, ... 4.0.
+    let readings = cpu_seconds(&(1..=10).map(|k| 0.4 * k as f64).collect::<Vec<_>>());
+    for samples in 1..=readings.len() {
+        let whole_s = (4 * samples / 10) as f64;
+        assert_eq!(published_cpu_seconds(&readings[..samples], None), whole_s, "after {samples} samples");
+    }
+}
+
+#[test]
+fn a_restart_keeps_the_fraction_counted_before_it() {
+    // 1.6 s before the restart and 0.9 s after it: 2.5 s in all, 2 published.
+    let readings = cpu_seconds(&[0.7, 1.6, 0.5, 0.9]);
+    assert_eq!(published_cpu_seconds(&readings, Some(2)), 2.0, "restart told by the runner");
+    assert_eq!(published_cpu_seconds(&readings, None), 2.0, "restart seen as a smaller reading");
+}
+
 #[test]
 fn statsd_listener_receives_the_counters() {
     let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();

@@ -19,16 +19,18 @@ fn two_by_two() -> Hierarchy {
     grid(2, 2, |_| 4096)
 }
 
+/// `counts[d]` busy nice-0 tasks in domain d.
+fn busy_per_domain(counts: &[usize]) -> Vec<Task> {
+    counts.iter().enumerate().flat_map(|(d, &n)| (0..n).map(move |_| task(BUSY, d))).collect()
+}
+
 fn count_per_domain(tasks: &[Task], n: usize) -> Vec<usize> {
     (0..n).map(|d| tasks.iter().filter(|t| t.domain == d).count()).collect()
 }
 
 #[test]
 fn worked_example() {
-    let mut tasks: Vec<Task> = [(0, 6), (1, 4), (2, 1), (3, 1)]
-        .iter()
-        .flat_map(|&(d, n)| (0..n).map(move |_| task(BUSY, d)))
-        .collect();
+    let mut tasks = busy_per_domain(&[6, 4, 1, 1]);
     let mut lb = Balancer::new(two_by_two(), Mode::Propagate);
     let report = lb.pass(&mut tasks);
     assert_eq!(report.moved_per_level, vec![4, 0]);
@@ -180,6 +182,41 @@ fn nothing_crosses_nodes_below_the_node_threshold() {
         assert!(report.moved_per_level[1] > 0, "the domains inside node 0 still balance");
         assert!(report.moves.iter().all(|m| m.from / 2 == m.to / 2));
     }
+}
+
+// The next two tests pin the rule that decides when a pair of sibling groups is worked
+// (balance.rs): the difference of their loads per capacity, as a fraction of their parent's
+// average, against the level's threshold. A rule comparing each group's deviation from that
+// average with the threshold would need twice the difference between two groups: nodes
+// whose loads differ by 17% to 34% of the average (domains: 5% to 10%) balance under the
+// rule of today and would not under that one. A change of rule must change these tests.
+
+#[test]
+fn nodes_17_to_34_percent_apart_balance_under_the_pair_rule() {
+    // 10 and 8 busy tasks: 2/9 = 22% apart, each 1/9 = 11% from the average of 9. One task
+    // crosses, from node 0's busiest domain to node 1's first, and leaves 5 and 4 in each
+    // node, which one task cannot even out. (The deviation rule would move nothing between
+    // the nodes, and then one task between node 0's domains: 5, 5, 4, 4.)
+    let mut tasks = busy_per_domain(&[6, 4, 4, 4]);
+    let report = Balancer::new(two_by_two(), Mode::Propagate).pass(&mut tasks);
+    assert_eq!(report.moved_per_level, vec![1, 0]);
+    assert_eq!(count_per_domain(&tasks, 4), vec![5, 4, 5, 4]);
+    // 13 and 10: 3/11.5 = 26% apart, 1.5/11.5 = 13% from the average. One task crosses; at
+    // 12 and 11 (9% apart) the pair is within the threshold.
+    let mut tasks = busy_per_domain(&[7, 6, 5, 5]);
+    let report = Balancer::new(two_by_two(), Mode::Propagate).pass(&mut tasks);
+    assert_eq!(report.moved_per_level, vec![1, 0]);
+    assert_eq!(count_per_domain(&tasks, 4), vec![6, 6, 6, 5]);
+}
+
+#[test]
+fn domains_5_to_10_percent_apart_balance_under_the_pair_rule() {
+    // One node's two domains with 40 and 38 busy tasks: 2/39 = 5.1% apart, 1/39 = 2.6% from
+    // the average. One task moves and evens them out.
+    let mut tasks = busy_per_domain(&[40, 38]);
+    let report = Balancer::new(grid(1, 2, |_| 4096), Mode::Propagate).pass(&mut tasks);
+    assert_eq!(report.moved_per_level, vec![0, 1]);
+    assert_eq!(count_per_domain(&tasks, 2), vec![39, 39]);
 }
 
 #[test]

@@ -175,9 +175,15 @@ impl Snapshot {
     }
 }
 
-/// A counter's growth from `then` to `now`; a smaller `now` means it was reset (a restart).
+/// A counter's growth from `then` to `now`; its value if it was reset in between.
 pub fn counter_delta(then: f64, now: f64) -> f64 {
-    if now >= then { now - then } else { now }
+    if was_reset(then, now) { now } else { now - then }
+}
+
+/// Whether a counter read `now` after `then` was reset in between (a restart): counters only
+/// grow.
+pub fn was_reset(then: f64, now: f64) -> bool {
+    now < then
 }
 
 /// Every statistic with its kind, unit and description: what `--help-stats` prints.
