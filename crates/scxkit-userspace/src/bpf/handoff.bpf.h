@@ -88,8 +88,10 @@ static void apply_decision(const struct usched_decision *d)
 		scxk_count(&stats, USCHED_STAT_REPLACED);
 		cpu = USCHED_ANY_CPU;
 	}
-	/* A task preempted with migration disabled can only go back to its CPU. */
-	if (scxk_migration_disabled(p))
+	/* A task preempted with migration disabled can only go back to its CPU; one bound to a
+	 * CPU waits there, not in the shared queue (which its CPU stops serving when it goes
+	 * offline, see scxkit/hotplug.bpf.h). */
+	if (scxk_migration_disabled(p) || p->nr_cpus_allowed == 1)
 		cpu = scx_bpf_task_cpu(p);
 	else if (cpu == USCHED_ANY_CPU)
 		cpu = claim_idle_cpu(p);

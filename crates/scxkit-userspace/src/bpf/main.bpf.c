@@ -16,6 +16,7 @@
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/exit_info.bpf.h>
+#include <scxkit/hotplug.bpf.h>
 #include "intf.h"
 #include "state.bpf.h"
 #include "custody.bpf.h"
@@ -190,8 +191,9 @@ static int watch_fire(void *map, int *key, struct bpf_timer *timer)
 	return 0;
 }
 
-/* A hotplug event needs no restart: the kernel moves the tasks of a CPU that goes away and
- * turns a decision for an offline CPU into one for any CPU; the policy sees the new count. */
+/* A hotplug event needs no restart: the kernel moves the tasks of a CPU that goes away (once
+ * those in our queues are handed back to it, scxkit/hotplug.bpf.h) and turns a decision for
+ * an offline CPU into one for any CPU; the policy sees the new count. */
 void BPF_STRUCT_OPS(usched_cpu_online, s32 cpu)
 {
 	__sync_fetch_and_add(&nr_cpus_online, 1);
@@ -200,6 +202,10 @@ void BPF_STRUCT_OPS(usched_cpu_online, s32 cpu)
 void BPF_STRUCT_OPS(usched_cpu_offline, s32 cpu)
 {
 	__sync_fetch_and_sub(&nr_cpus_online, 1);
+	if (scx_bpf_create_dsq_usable()) {
+		scxk_rescue_from_offline(USCHED_SHARED_DSQ, cpu);
+		scxk_rescue_from_offline(USCHED_KERNEL_DSQ, cpu);
+	}
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)

@@ -10,6 +10,7 @@
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/exit_info.bpf.h>
+#include <scxkit/hotplug.bpf.h>
 #include "intf.h"
 
 /* Written by userspace before load; the defaults live in intf.h. */
@@ -165,8 +166,8 @@ void BPF_STRUCT_OPS(bpfland_update_idle, s32 cpu, bool idle)
 }
 
 /* A hotplug event needs no restart: the CPU is left out of (or back in) the primary domain's
- * saturation test and preemption; the kernel itself moves its tasks and keeps it out of the
- * idle masks. */
+ * saturation test and preemption; the kernel keeps it out of the idle masks and moves its
+ * tasks, once those still in our queues are handed back to it (scxkit/hotplug.bpf.h). */
 void BPF_STRUCT_OPS(bpfland_cpu_online, s32 cpu)
 {
 	cpu_set_online(cpu, true);
@@ -175,6 +176,10 @@ void BPF_STRUCT_OPS(bpfland_cpu_online, s32 cpu)
 void BPF_STRUCT_OPS(bpfland_cpu_offline, s32 cpu)
 {
 	cpu_set_online(cpu, false);
+	if (scx_bpf_create_dsq_usable()) {
+		scxk_rescue_from_offline(BPFLAND_PRIO_DSQ, cpu);
+		scxk_rescue_from_offline(BPFLAND_SHARED_DSQ, cpu);
+	}
 }
 
 void BPF_STRUCT_OPS(bpfland_enable, struct task_struct *p)

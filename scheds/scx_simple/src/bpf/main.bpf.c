@@ -13,16 +13,18 @@
  * "slice given minus slice left" can go negative, wrap around, and throw a task's vtime
  * so far ahead that it never runs again.
  *
- * A CPU going on or offline needs nothing of this policy (no state is kept per CPU), but
- * it must say so: a scheduler without ops.cpu_online and ops.cpu_offline is ejected by the
+ * A CPU going on or offline needs little of this policy (no state is kept per CPU), but it
+ * must say so: a scheduler without ops.cpu_online and ops.cpu_offline is ejected by the
  * kernel on every hotplug event and has to be loaded again, with the default scheduler in
- * charge in between.
+ * charge in between. Going offline, the CPU's tasks still in the shared queue are handed to
+ * it (see scxkit/hotplug.bpf.h).
  *
  * On kernel builds where scx_bpf_create_dsq() cannot be called (see kfuncs.bpf.h) there is
  * no queue to order by vtime: tasks then wait in the kernel's built-in global FIFO.
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/exit_info.bpf.h>
+#include <scxkit/hotplug.bpf.h>
 #include "intf.h"
 
 /* Set by userspace before load. */
@@ -110,13 +112,14 @@ void BPF_STRUCT_OPS(simple_enable, struct task_struct *p)
 	scxk_set_dsq_vtime(p, vtime_now);
 }
 
-/* The kernel moves the tasks of a CPU that goes away; queued ones wait in the shared queue. */
 void BPF_STRUCT_OPS(simple_cpu_online, s32 cpu)
 {
 }
 
 void BPF_STRUCT_OPS(simple_cpu_offline, s32 cpu)
 {
+	if (scx_bpf_create_dsq_usable())
+		scxk_rescue_from_offline(SIMPLE_SHARED_DSQ, cpu);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(simple_init)

@@ -1,0 +1,53 @@
+/*
+ * CPU hotplug without a restart: what a scheduler implementing ops.cpu_offline must do for
+ * the tasks its queues hold.
+ *
+ * A CPU going offline stops calling ops.dispatch() first and only later waits until every
+ * task of its runqueue has left (sched_cpu_wait_empty). A task of that CPU still waiting in
+ * one of the scheduler's queues is counted there: another CPU takes it if it may run there,
+ * but one bound to the dying CPU (a per-CPU kernel thread) is taken by nobody, and the
+ * hotplug waits forever. Seen on 6.19 with a storm of hotplug events under load; later
+ * kernels re-enqueue such tasks themselves when the CPU goes offline. Moving them to the
+ * CPU's own local queue, which a dying CPU still serves, lets them run there and be pushed
+ * off like the rest.
+ */
+#ifndef __SCXKIT_HOTPLUG_BPF_H
+#define __SCXKIT_HOTPLUG_BPF_H
+
+#include "common.bpf.h"
+
+SCXK_KFUNC(int, bpf_iter_scx_dsq_new, (struct bpf_iter_scx_dsq *it, u64 dsq_id, u64 flags))
+SCXK_KFUNC(struct task_struct *, bpf_iter_scx_dsq_next, (struct bpf_iter_scx_dsq *it))
+SCXK_KFUNC(void, bpf_iter_scx_dsq_destroy, (struct bpf_iter_scx_dsq *it))
+SCXK_KFUNC(bool, scx_bpf_dsq_move, (struct bpf_iter_scx_dsq *it__iter, struct task_struct *p,
+				    u64 dsq_id, u64 enq_flags))
+
+/* The iterator of the innermost bpf_for_each() (its variable in libbpf's macro). */
+#define SCXK_FOR_EACH_ITER (&___it)
+
+/* Whether this kernel lets BPF walk a queue and move what it finds. */
+static __always_inline bool scxk_dsq_walk_usable(void)
+{
+	return bpf_iter_scx_dsq_new_usable() && bpf_iter_scx_dsq_next_usable() &&
+	       bpf_iter_scx_dsq_destroy_usable() && scx_bpf_dsq_move_usable();
+}
+
+/* Moves the tasks of `cpu` waiting in queue `dsq_id` to that CPU's local queue. Call from
+ * ops.cpu_offline for each queue of the scheduler; returns how many moved. */
+static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
+{
+	struct task_struct *p;
+	u32 moved = 0;
+
+	if (!scxk_dsq_walk_usable())
+		return 0;
+	bpf_for_each(scx_dsq, p, dsq_id, 0) {
+		if (scx_bpf_task_cpu(p) != cpu)
+			continue;
+		if (scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL_ON | cpu, 0))
+			moved++;
+	}
+	return moved;
+}
+
+#endif /* __SCXKIT_HOTPLUG_BPF_H */
