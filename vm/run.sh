@@ -94,7 +94,7 @@ POWEROFF_GRACE_S=20
         -kernel "$kdir/bzImage" -initrd "$work/initrd.gz" \
         -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off -- $*" \
         -nographic -no-reboot -serial mon:stdio -nic none -pidfile "$work/qemu.pid" </dev/null 2>&1 \
-        | tr -d '\r' | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee -a "$console" ${log:+"$log"}
+        | stdbuf -oL tr -d '\r' | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee -a "$console" ${log:+"$log"}
     echo "${PIPESTATUS[0]}" > "$work/qemu.rc"
 ) &
 guest=$!

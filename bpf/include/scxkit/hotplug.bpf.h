@@ -50,4 +50,32 @@ static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
 	return moved;
 }
 
+/* CPUs that went offline since the scheduler was loaded, for one that follows hotplug (call
+ * scxk_record_online() from ops.cpu_online and ops.cpu_offline). */
+#define SCXK_MAX_CPUS 1024
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCXK_MAX_CPUS);
+	__type(key, u32);
+	__type(value, u8);
+} scxk_offline_cpus SEC(".maps");
+
+static __always_inline void scxk_record_online(s32 cpu, bool online)
+{
+	u32 key = cpu;
+	u8 *offline = bpf_map_lookup_elem(&scxk_offline_cpus, &key);
+
+	if (offline)
+		*offline = !online;
+}
+
+static __always_inline bool scxk_went_offline(s32 cpu)
+{
+	u32 key = cpu;
+	u8 *offline = bpf_map_lookup_elem(&scxk_offline_cpus, &key);
+
+	return offline && *offline;
+}
+
 #endif /* __SCXKIT_HOTPLUG_BPF_H */

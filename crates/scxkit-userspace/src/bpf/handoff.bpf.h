@@ -88,10 +88,11 @@ static void apply_decision(const struct usched_decision *d)
 		scxk_count(&stats, USCHED_STAT_REPLACED);
 		cpu = USCHED_ANY_CPU;
 	}
-	/* A task preempted with migration disabled can only go back to its CPU; one bound to a
-	 * CPU waits there, not in the shared queue (which its CPU stops serving when it goes
-	 * offline, see scxkit/hotplug.bpf.h). */
-	if (scxk_migration_disabled(p) || p->nr_cpus_allowed == 1)
+	/* A task preempted with migration disabled can only go back to its CPU; so can one
+	 * bound to a CPU that went offline while the policy held it (an offline CPU does not
+	 * serve the shared queue, see scxkit/hotplug.bpf.h). */
+	if (scxk_migration_disabled(p) ||
+	    (p->nr_cpus_allowed == 1 && scxk_went_offline(scx_bpf_task_cpu(p))))
 		cpu = scx_bpf_task_cpu(p);
 	else if (cpu == USCHED_ANY_CPU)
 		cpu = claim_idle_cpu(p);

@@ -197,11 +197,13 @@ static int watch_fire(void *map, int *key, struct bpf_timer *timer)
 void BPF_STRUCT_OPS(usched_cpu_online, s32 cpu)
 {
 	__sync_fetch_and_add(&nr_cpus_online, 1);
+	scxk_record_online(cpu, true);
 }
 
 void BPF_STRUCT_OPS(usched_cpu_offline, s32 cpu)
 {
 	__sync_fetch_and_sub(&nr_cpus_online, 1);
+	scxk_record_online(cpu, false);
 	if (scx_bpf_create_dsq_usable()) {
 		scxk_rescue_from_offline(USCHED_SHARED_DSQ, cpu);
 		scxk_rescue_from_offline(USCHED_KERNEL_DSQ, cpu);
