@@ -109,6 +109,26 @@ else
     fail "a task allowed on part of its home domain runs" "utime '$ran' ticks, state $(sched_state); $(grep -i stall "$LOG" | head -n 2)"
 fi
 kill "$partial"; WORKERS="$pinned $busy"; stop_workers; wait "$partial" 2>/dev/null
+# stat_lines N: the newest N stats lines of $LOG.
+stat_lines() { grep "domains (util, load)" "$LOG" | tail -n "$1"; }
+# sum_of LINES PATTERN: the sum over LINES of the numbers sed PATTERN picks (one or two per line).
+sum_of() { echo "$1" | sed -n "s/$2/\1 \2/p" | awk '{ s += $1 + $2 } END { print s + 0 }'; }
+node_of() { [ "$(last_cpu "$1")" -lt 4 ] && echo 0 || echo 1; }
+
+# Two tasks pinned to CPU 6 take turns, each queued on domain 3 at the end of every slice.
+# The kick after queuing must wake only a CPU the task may use: CPU 7, idle in the same
+# domain, must not be woken for them (it was, about 47 times a second).
+spawn_workers 2 6; pinned6=$WORKERS
+sleep 4
+lines=$(stat_lines 3)
+queued=$(sum_of "$lines" '.*, queued \([0-9]*\) .*')
+kicks=$(sum_of "$lines" '.*kicks home \([0-9]*\) greedy \([0-9]*\) .*')
+if [ "$queued" -ge 60 ] && [ "$kicks" -le $((queued / 10)) ]; then
+    pass "tasks pinned to a busy CPU wake no other CPU: $kicks kicks for $queued queued in 3 s"
+else
+    fail "queued tasks kick only CPUs they may use" "$kicks kicks for $queued queued in 3 s (at least 60 queued, at most a tenth kicked)"
+fi
+WORKERS=$pinned6; stop_workers
 expect_hotplug_restart scx_rusty rusty "$LOG"
 if grep -q "  DOM\[03\] 0b01000000" "$LOG"; then
     pass "the restart after CPU 7 went offline built its domains without it"
