@@ -115,6 +115,35 @@ stat_lines() { grep "domains (util, load)" "$LOG" | tail -n "$1"; }
 sum_of() { echo "$1" | sed -n "s/$2/\1 \2/p" | awk '{ s += $1 + $2 } END { print s + 0 }'; }
 node_of() { [ "$(last_cpu "$1")" -lt 4 ] && echo 0 || echo 1; }
 
+# Two CPU-bound tasks alone on CPUs 6 and 7 (domain 3), then allowed everywhere. Neither
+# ever waits for its CPU, so neither is enqueued again by itself: node 1 is two busy tasks
+# ahead, and the balancer's move of one of them must be applied (at the end of a slice,
+# by dispatch) within two passes, and not be asked again and again.
+spawn_workers 1 6; lone=$WORKERS; spawn_workers 1 7; lone="$lone $WORKERS"
+sleep 1
+widen $lone
+sleep 2
+set -- $lone
+at2="$(node_of "$1") $(node_of "$2")"
+sleep 5
+at7="$(node_of "$1") $(node_of "$2")"
+lines=$(stat_lines 7)
+applied=$(sum_of "$lines" '.*applied \([0-9]*\)\/\([0-9]*\).*')
+expired_late=$(sum_of "$(echo "$lines" | tail -n 4)" '.*expired \([0-9]*\) .*')
+case "$at2/$at7" in
+    "0 1/0 1"|"1 0/1 0") pass "two lone CPU-bound tasks on one domain: one moved to the other node within 2 s and stayed (nodes $at2, then $at7)" ;;
+    *) fail "a lone CPU-bound task is moved by the balancer within two passes" "nodes 2 s after widening: $at2, 7 s: $at7; $(echo "$lines" | sed -n 's/.*\(moves[^|]*\).*/\1/p' | tr '\n' ';')" ;;
+esac
+# A request left to expire would be asked again every pass; a sleeping task the balancer
+# picks expires one now and then too (one a pass in the last 4 s was seen), so at most one
+# a pass is allowed: the placement above is the sharper check.
+if [ "$applied" -ge 1 ] && [ "$expired_late" -le 4 ]; then
+    pass "its move was applied ($applied applied in 7 s), expired moves at most one a pass ($expired_late in the last 4 s)"
+else
+    fail "a lone task's move is applied, not left to expire" "applied $applied, expired in the last 4 s $expired_late; $(echo "$lines" | sed -n 's/.*\(moves[^|]*\).*/\1/p' | tr '\n' ';')"
+fi
+WORKERS=$lone; stop_workers
+
 # Two tasks pinned to CPU 6 take turns, each queued on domain 3 at the end of every slice.
 # The kick after queuing must wake only a CPU the task may use: CPU 7, idle in the same
 # domain, must not be woken for them (it was, about 47 times a second).
