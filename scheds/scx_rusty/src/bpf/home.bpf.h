@@ -1,6 +1,7 @@
 /*
- * scx_rusty, the home domain: set at a task's first run to the domain of its CPU, changed
- * by the balancer's requests and by affinity changes.
+ * scx_rusty, the home domain: set in init_task to the domain of the task's CPU (at fork,
+ * the CPU its parent forks on; at load, the CPU it is on), changed by the balancer's
+ * requests and by affinity changes.
  *
  * A move requested by userspace takes effect at the task's next select_cpu or enqueue,
  * whichever comes first, not at once: a queued task already sits in its old domain's
