@@ -160,6 +160,10 @@ if [ "$queued" -ge 60 ] && [ "$kicks" -le $((queued / 10)) ]; then
 else
     fail "queued tasks kick only CPUs they may use" "$kicks kicks for $queued queued in 3 s (at least 60 queued, at most a tenth kicked)"
 fi
+# Pinned by affinity is not `pinned`: that path is for tasks that may not migrate at the
+# moment (queued, they would keep CPU 6 from its domain's queue).
+pinned=$(sum_of "$lines" '.*, pinned \([0-9]*\), .*')
+check "tasks pinned by affinity are queued, not dispatched as pinned ($pinned pinned for $queued queued)" [ "$pinned" -le $((queued / 10)) ]
 WORKERS=$pinned6; stop_workers
 expect_hotplug_restart scx_rusty rusty "$LOG"
 if grep -q "  DOM\[03\] 0b01000000" "$LOG"; then
@@ -246,4 +250,8 @@ else
     fail "scx_rusty survives 60 s of stress-ng" "state $(sched_state); $(tail -n 5 "$LOG5")"
 fi
 expect_clean_exit "scx_rusty (per-LLC domains)" "$LOG5"
+# Tasks that may not migrate reach ops.enqueue (SCX_OPS_ENQ_MIGRATION_DISABLED) and are the
+# only ones dispatched as pinned; without the flag the count stayed 0 (the kernel placed them).
+pinned=$(total_of "$LOG5" "pinned"); enqueues=$(grep "totals:" "$LOG5" | tail -n 1 | sed -n 's/.*, queued \([0-9]*\) .*/\1/p')
+note "under 60 s of stress: $pinned tasks dispatched as pinned (migration disabled), $enqueues queued"
 finish

@@ -298,7 +298,9 @@ struct sched_ext_ops rusty_ops = {
 	.init = (void *)rusty_init,
 	.exit = (void *)rusty_exit,
 	/* The kernel's idle tracking serves the idle-CPU selection. A CPU's last task, let go
-	 * by dispatch for a move, passes through enqueue (SCX_OPS_ENQ_LAST). */
-	.flags = SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST,
+	 * by dispatch for a move, passes through enqueue (SCX_OPS_ENQ_LAST); so does a task
+	 * that may not migrate at the moment (SCX_OPS_ENQ_MIGRATION_DISABLED: without it the
+	 * kernel puts such a task on its CPU itself, and the `pinned` path is never taken). */
+	.flags = SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
 	.name = "rusty",
 };
