@@ -114,6 +114,31 @@ if is_disabled; then
 else fail "SIGKILL under load returns to the default scheduler" "state $(sched_state)"; fi
 stop_hogs
 
+# 4b. A full custody record (BPF's list of the tasks the policy holds, which the fallback
+# sweeps): cut to 16 places for the test, under hogs and 128 threads that sleep and wake.
+# Hand-overs beyond it are refused and counted (BPF dispatches those tasks itself), none
+# that was accepted is lost, and a 3 s stop with the record full leaves every task running.
+CLOG=/tmp/scx_rustland-custody.log
+start_hogs "$NCPU"
+start_sched "$CLOG" env SCXKIT_TEST_CUSTODY_PLACES=16 scx_rustland --stats 1
+expect_loaded "scx_rustland with 16 custody places" rustland "$CLOG"
+stress-ng --sleep 2 --sleep-max 64 --timeout 14s --quiet >/dev/null 2>&1 & sleepers=$!
+sleep 5
+kill -STOP "$SCHED_PID"; sleep 1
+ms=$(latency_ms uname -r); sleep 2
+kill -CONT "$SCHED_PID"
+wait "$sleepers"; sleepers_rc=$?
+sleep 1
+if is_enabled && [ "$(sched_ops)" = rustland ] && [ "$sleepers_rc" -eq 0 ]; then
+    pass "policy stopped 3 s with its custody record full: still loaded, a command in $ms ms, the sleepers finished"
+else fail "a stop with the custody record full" "state $(sched_state), stress-ng status $sleepers_rc; $(grep -iE 'stall|error' "$CLOG" | head -n 2)"; fi
+stop_hogs
+expect_clean_exit "scx_rustland with 16 custody places" "$CLOG"
+full=$(grep "totals:" "$CLOG" | tail -n 1 | sed -n 's/.*custody full \([0-9]*\) lost \([0-9]*\).*/\1/p')
+lost=$(grep "totals:" "$CLOG" | tail -n 1 | sed -n 's/.*custody full \([0-9]*\) lost \([0-9]*\).*/\2/p')
+check "hand-overs beyond the custody record are refused and counted ($full)" [ "${full:-0}" -gt 0 ]
+check "no task the policy held dropped out of the custody record (lost $lost)" [ "$lost" = 0 ]
+
 # 5. The FIFO example: loads, schedules, survives stress, stops cleanly.
 FIFO_LOG=/tmp/scx_fifo.log
 start_sched "$FIFO_LOG" scx_fifo --stats 1
