@@ -41,15 +41,19 @@ kill $sleeper; wait $sleeper 2>/dev/null
 # the scheduler stays loaded, and after SIGCONT the fallback time is counted.
 kill -STOP "$SCHED_PID"
 sleep 2
-worst=0 runs=0
+# The README quotes a worst of 180 ms here; the bound leaves TCG's noise a factor of three.
+WORST_STOPPED_MS=540
+worst=0 runs=0 all=""
 for i in $(seq 8); do
-    ms=$(latency_ms uname -r); runs=$((runs + 1))
+    ms=$(latency_ms uname -r); all="$all $ms"
+    case $ms in ''|*[!0-9]*) continue ;; esac
+    runs=$((runs + 1))
     [ "$ms" -gt "$worst" ] && worst=$ms
     sleep 4
 done
-if is_enabled && [ "$(sched_ops)" = rustland ]; then
-    pass "policy stopped 40 s under load: $runs shell commands completed (worst $worst ms), still loaded"
-else fail "policy stopped 40 s under load: still loaded" "state $(sched_state) ops '$(sched_ops)'"; fi
+if is_enabled && [ "$(sched_ops)" = rustland ] && [ "$runs" -eq 8 ] && [ "$worst" -le "$WORST_STOPPED_MS" ]; then
+    pass "policy stopped 40 s under load: 8 shell commands completed, worst $worst ms (at most $WORST_STOPPED_MS), still loaded"
+else fail "policy stopped 40 s under load: 8 commands within $WORST_STOPPED_MS ms, still loaded" "latencies (ms):$all; state $(sched_state) ops '$(sched_ops)'"; fi
 kill -CONT "$SCHED_PID"
 sleep 3
 fallback_s=$(last_stat fallback)
@@ -61,17 +65,19 @@ user=$(grep "dispatched" "$LOG" | tail -n 1 | sed -n 's/.*: user \([0-9]*\) .*/\
 check "the policy decides again after SIGCONT (user $user in the last second)" [ "${user:-0}" -gt 0 ]
 stop_hogs
 
-# Weights: two hogs on CPU 1, nice 0 and nice 19, their CPU time over 6 s. Only the order is
-# asserted: each decision's round trip lets the other task run, so the ratio is below EEVDF's.
+# Weights: two hogs on CPU 1, nice 0 and nice 19, their CPU time over 6 s. vtime order alone
+# gave about 1 to 1 (each decision's round trip lets the other task run); the shorter slice
+# of light tasks gave 564 to 3 (README). At least 10 to 1 is asserted (EEVDF: about 100 to 1).
 # (busybox has renice but no nice.)
 taskset -c 1 sh -c 'while :; do :; done' & nice0=$!
 taskset -c 1 sh -c 'while :; do :; done' & nice19=$!
 renice -n 19 -p $nice19 >/dev/null
 sleep 6
 ticks0=$(stat_field $nice0 14) ticks19=$(stat_field $nice19 14)
-if [ -n "$ticks0" ] && [ -n "$ticks19" ] && [ "$ticks0" -gt "$ticks19" ]; then
-    pass "weights on one CPU: nice 0 ran $ticks0 ticks, nice 19 $ticks19 (EEVDF: about 100 to 1)"
-else fail "weights on one CPU: nice 0 runs more than nice 19" "ticks '$ticks0' and '$ticks19'"; fi
+floor19=$ticks19; [ "${floor19:-0}" -ge 1 ] 2>/dev/null || floor19=1
+if [ -n "$ticks0" ] && [ -n "$ticks19" ] && [ "$ticks0" -ge $((10 * floor19)) ]; then
+    pass "weights on one CPU: nice 0 ran $ticks0 ticks, nice 19 $ticks19 (at least 10 to 1; EEVDF: about 100 to 1)"
+else fail "weights on one CPU: nice 0 runs at least 10 times as much as nice 19" "ticks '$ticks0' and '$ticks19'"; fi
 kill $nice0 $nice19; wait $nice0 $nice19 2>/dev/null
 
 # A real-time hog on the policy's CPU while the others are idle: the policy moves to an idle
@@ -113,6 +119,31 @@ if is_disabled; then
     pass "SIGKILL under load: default scheduler after $(( (t1 - t0) / 1000 )) ms, then a shell command in $ms ms"
 else fail "SIGKILL under load returns to the default scheduler" "state $(sched_state)"; fi
 stop_hogs
+
+# 4b. A full custody record (BPF's list of the tasks the policy holds, which the fallback
+# sweeps): cut to 16 places for the test, under hogs and 128 threads that sleep and wake.
+# Hand-overs beyond it are refused and counted (BPF dispatches those tasks itself), none
+# that was accepted is lost, and a 3 s stop with the record full leaves every task running.
+CLOG=/tmp/scx_rustland-custody.log
+start_hogs "$NCPU"
+start_sched "$CLOG" env SCXKIT_TEST_CUSTODY_PLACES=16 scx_rustland --stats 1
+expect_loaded "scx_rustland with 16 custody places" rustland "$CLOG"
+stress-ng --sleep 2 --sleep-max 64 --timeout 14s --quiet >/dev/null 2>&1 & sleepers=$!
+sleep 5
+kill -STOP "$SCHED_PID"; sleep 1
+ms=$(latency_ms uname -r); sleep 2
+kill -CONT "$SCHED_PID"
+wait "$sleepers"; sleepers_rc=$?
+sleep 1
+if is_enabled && [ "$(sched_ops)" = rustland ] && [ "$sleepers_rc" -eq 0 ]; then
+    pass "policy stopped 3 s with its custody record full: still loaded, a command in $ms ms, the sleepers finished"
+else fail "a stop with the custody record full" "state $(sched_state), stress-ng status $sleepers_rc; $(grep -iE 'stall|error' "$CLOG" | head -n 2)"; fi
+stop_hogs
+expect_clean_exit "scx_rustland with 16 custody places" "$CLOG"
+full=$(grep "totals:" "$CLOG" | tail -n 1 | sed -n 's/.*custody full \([0-9]*\) lost \([0-9]*\).*/\1/p')
+lost=$(grep "totals:" "$CLOG" | tail -n 1 | sed -n 's/.*custody full \([0-9]*\) lost \([0-9]*\).*/\2/p')
+check "hand-overs beyond the custody record are refused and counted ($full)" [ "${full:-0}" -gt 0 ]
+check "no task the policy held dropped out of the custody record (lost $lost)" [ "$lost" = 0 ]
 
 # 5. The FIFO example: loads, schedules, survives stress, stops cleanly.
 FIFO_LOG=/tmp/scx_fifo.log

@@ -21,7 +21,17 @@ expect_prometheus "scx_rusty" 'dispatched_tasks_total{scheduler="scx_rusty",type
 check "Prometheus has per-domain balancer loads" grep -q '^lb_load{scheduler="scx_rusty",node="1",domain="1"}' /tmp/metrics
 check "Prometheus has per-level balancer costs" grep -q '^lb_attempts_total{scheduler="scx_rusty",result="idle",level="node"}' /tmp/metrics
 check "Prometheus has the BPF-kept domain loads" grep -q '^domain_load{scheduler="scx_rusty",node="0",domain="0"}' /tmp/metrics
-check "Prometheus has userspace CPU time" grep -q '^userspace_cpu_seconds_total' /tmp/metrics
+# userspace_cpu: the value of userspace_cpu_seconds_total in /tmp/metrics.
+userspace_cpu() { awk '/^userspace_cpu_seconds_total/ { print $NF; exit }' /tmp/metrics; }
+cpu0=$(userspace_cpu)
+sleep 3
+wget -q -O /tmp/metrics http://127.0.0.1:9000/metrics
+cpu1=$(userspace_cpu)
+if [ -n "$cpu0" ] && [ -n "$cpu1" ] && awk "BEGIN { exit !($cpu1 > $cpu0) }"; then
+    pass "Prometheus has userspace CPU time, growing: $cpu0 s, then $cpu1 s 3 s later"
+else
+    fail "Prometheus's userspace CPU time grows" "'$cpu0' then '$cpu1' s"
+fi
 wait "$load"
 check "scx_rusty still loaded after 15 s of stress-ng" is_enabled
 expect_clean_exit scx_rusty "$LOG"

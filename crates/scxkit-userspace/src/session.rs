@@ -70,6 +70,9 @@ fn ops_name(name: &str) -> [std::ffi::c_char; 128] {
     out
 }
 
+/// For tests only: fewer custody places than the FIFO's size, so that a guest can fill it.
+const CUSTODY_PLACES_ENV: &str = "SCXKIT_TEST_CUSTODY_PLACES";
+
 pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attempt: &mut Attempt) -> Result<ExitInfo> {
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the framework's BPF object")?;
@@ -81,6 +84,10 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     rodata.bypass_slice_ns = policy.bypass_slice_ns();
     rodata.fallback_after_ns = opts.fallback_after_ms * 1_000_000;
     rodata.idle_bypass = !opts.full_user;
+    if let Some(places) = std::env::var(CUSTODY_PLACES_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
+        rodata.custody_places_max = places.clamp(1, intf::USCHED_CUSTODY_MAX as u64);
+        log::info!("{CUSTODY_PLACES_ENV}: custody holds at most {} tasks", rodata.custody_places_max);
+    }
     open.maps.bss_data.as_deref_mut().context("no .bss")?.nr_cpus_online = attempt.topology().nr_online() as u64;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let shared = SharedState(skel.maps.bss_data.as_deref_mut().context("no .bss")? as *mut types::bss);

@@ -32,6 +32,8 @@ pub static METRICS: &[MetricDef] = &[
     dispatched(CONGESTION, "Dispatched by BPF because the ring buffer to the policy was full."),
     dispatched(FALLBACK, "Dispatched by BPF while the policy process was silent."),
     def("tasks_sent_total", &[], MetricKind::Counter, Unit::Count, "Tasks handed to the policy."),
+    def("custody_full_total", &[], MetricKind::Counter, Unit::Count, "Hand-overs refused because BPF's record of the tasks the policy holds (for the fallback) was full: BPF dispatched the task itself (also counted as congestion)."),
+    def("custody_lost_total", &[], MetricKind::Counter, Unit::Count, "Tasks the policy held that dropped out of BPF's record, so the fallback would not find them: never expected."),
     def("decisions_cancelled_total", &[], MetricKind::Counter, Unit::Count, "Decisions dropped: the task was enqueued again, dequeued or gone since it was handed over."),
     def("decisions_replaced_total", &[], MetricKind::Counter, Unit::Count, "Decisions naming a CPU the task may not use: sent to any CPU instead."),
     def("policy_nudges_total", &[], MetricKind::Counter, Unit::Count, "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),
@@ -68,6 +70,8 @@ pub fn values(counters: &[u64], bss: &BssReading, usage: Usage, now_ns: u64) -> 
         c(intf::USCHED_STAT_CONGESTION),
         c(intf::USCHED_STAT_FALLBACK),
         c(intf::USCHED_STAT_SENT),
+        c(intf::USCHED_STAT_CUSTODY_FULL),
+        c(intf::USCHED_STAT_CUSTODY_LOST),
         c(intf::USCHED_STAT_CANCELLED),
         c(intf::USCHED_STAT_REPLACED),
         c(intf::USCHED_STAT_NUDGE),
@@ -84,7 +88,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
-        "running {} queued {} held {} | dispatched {total}: {} | cancelled {} replaced {} nudges {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
+        "running {} queued {} held {} | dispatched {total}: {} | cancelled {} replaced {} nudges {} | custody full {} lost {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
         now.get("tasks_running", &[]),
         now.get("tasks_queued", &[]),
         now.get("tasks_waiting_user", &[]),
@@ -92,6 +96,8 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         d("decisions_cancelled_total", &[]),
         d("decisions_replaced_total", &[]),
         d("policy_nudges_total", &[]),
+        d("custody_full_total", &[]),
+        d("custody_lost_total", &[]),
         now.get("fallback_seconds_total", &[]),
         now.get("fallback_entries_total", &[]),
         d("page_faults_total", &[]),
@@ -142,7 +148,7 @@ mod tests {
         let after = Snapshot { series: layout, values: values(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0) };
         let line = log_line(&before, &after);
         assert!(line.contains("dispatched 6: user 4 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
-        assert!(line.contains("cancelled 1 replaced 0 nudges 0"), "{line}");
+        assert!(line.contains("cancelled 1 replaced 0 nudges 0 | custody full 0 lost 0"), "{line}");
         assert!(line.contains("cpu 2 ms"), "{line}");
     }
 }

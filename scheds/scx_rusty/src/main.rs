@@ -38,7 +38,6 @@ const SPEC: SchedulerSpec = SchedulerSpec {
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "every domain shares the global FIFO: no per-domain queues, no stealing"),
         ("scx_bpf_dsq_nr_queued", "no greedy stealing (a queue's length cannot be read)"),
-        ("scx_bpf_pick_idle_cpu", "queued work does not wake idle CPUs (no kick greedy)"),
         ("scx_bpf_kick_cpu", "queued work does not wake idle CPUs (no kick greedy)"),
         ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
         ("scx_bpf_task_set_slice", "the slice is written to the task directly"),

@@ -4,6 +4,13 @@
  * find them if the policy process goes silent. An entry is stale once its task was
  * dispatched, dequeued, enqueued again or has exited; stale entries are dropped as they
  * come out of the FIFO.
+ *
+ * A live entry taken out of the head to be put back at the tail must find its place again:
+ * lost, its task would wait for a stopped policy until the watchdog ejects the scheduler.
+ * So every entry holds one of USCHED_CUSTODY_MAX places (custody_places) from the moment
+ * it is added until it is dropped or swept, including while it is out to be put back; a
+ * hand-over that finds no place left is refused (counted), and BPF dispatches that task
+ * itself.
  */
 #ifndef __USCHED_CUSTODY_BPF_H
 #define __USCHED_CUSTODY_BPF_H
@@ -22,6 +29,25 @@ struct {
 	__uint(max_entries, USCHED_CUSTODY_MAX);
 	__type(value, struct custody_entry);
 } custody SEC(".maps");
+
+/* Places taken: entries in the FIFO, plus those out of it to be put back. */
+u64 custody_places;
+/* Places there are: the FIFO's size (fewer only for tests: SCXKIT_TEST_CUSTODY_PLACES). */
+RODATA u64 custody_places_max = USCHED_CUSTODY_MAX;
+
+/* Takes a place for a new entry; false when all are taken. */
+static bool custody_take_place(void)
+{
+	if (__sync_fetch_and_add(&custody_places, 1) < custody_places_max)
+		return true;
+	__sync_fetch_and_sub(&custody_places, 1);
+	return false;
+}
+
+static void custody_free_place(void)
+{
+	__sync_fetch_and_sub(&custody_places, 1);
+}
 
 /* The task of an entry, acquired, if it is still waiting for that hand-over's decision. */
 static struct task_struct *custody_task(s32 pid, u64 seq)
@@ -43,7 +69,7 @@ enum custody_head {
 	CUSTODY_EMPTY,		/* there was none */
 	CUSTODY_DROPPED,	/* stale, dropped */
 	CUSTODY_REQUEUED,	/* live, back at the tail */
-	CUSTODY_LOST,		/* live, but the FIFO filled up in between */
+	CUSTODY_LOST,		/* live, but could not be put back (never: its place is kept) */
 };
 
 /* Takes the head entry, drops it if stale and puts it back at the tail if live. Pop, then
@@ -56,10 +82,16 @@ static enum custody_head custody_recycle_head(void)
 	if (bpf_map_pop_elem(&custody, &e))
 		return CUSTODY_EMPTY;
 	p = custody_task(e.pid, e.seq);
-	if (!p)
+	if (!p) {
+		custody_free_place();
 		return CUSTODY_DROPPED;
+	}
 	bpf_task_release(p);
-	return bpf_map_push_elem(&custody, &e, 0) ? CUSTODY_LOST : CUSTODY_REQUEUED;
+	if (!bpf_map_push_elem(&custody, &e, 0))
+		return CUSTODY_REQUEUED;
+	custody_free_place();
+	scxk_count(&stats, USCHED_STAT_CUSTODY_LOST);
+	return CUSTODY_LOST;
 }
 
 /* Makes room by dropping stale entries from the head; live ones go to the tail again. */
@@ -75,14 +107,24 @@ static void custody_compact(void)
 	}
 }
 
+/* Remembers a hand-over; false, counted, when the FIFO has no place left even after
+ * dropping stale entries (the caller then dispatches the task itself). */
 static bool custody_add(s32 pid, u64 seq)
 {
 	struct custody_entry e = { .pid = pid, .seq = seq };
 
+	if (!custody_take_place()) {
+		custody_compact();
+		if (!custody_take_place()) {
+			scxk_count(&stats, USCHED_STAT_CUSTODY_FULL);
+			return false;
+		}
+	}
 	if (!bpf_map_push_elem(&custody, &e, 0))
 		return true;
-	custody_compact();
-	return !bpf_map_push_elem(&custody, &e, 0);
+	custody_free_place();
+	scxk_count(&stats, USCHED_STAT_CUSTODY_LOST);
+	return false;
 }
 
 /* Drops stale entries from the head, a few per call, so the FIFO does not fill up with them
@@ -108,6 +150,7 @@ static void custody_sweep(void)
 	bpf_for(i, 0, USCHED_DISPATCH_BATCH) {
 		if (bpf_map_pop_elem(&custody, &e))
 			break;
+		custody_free_place();
 		p = custody_task(e.pid, e.seq);
 		if (!p)
 			continue;

@@ -88,6 +88,11 @@ enum usched_stat_idx {
 	USCHED_STAT_REPLACED,
 	/* Wake-up calls sent to the policy: a CPU had nothing to run while it held tasks. */
 	USCHED_STAT_NUDGE,
+	/* Hand-overs refused because the custody FIFO had no place left: BPF dispatched the
+	 * task itself (counted as congestion too). */
+	USCHED_STAT_CUSTODY_FULL,
+	/* Live custody entries lost (the fallback would not find their task): never expected. */
+	USCHED_STAT_CUSTODY_LOST,
 	/* 1 while the CPU runs a task of this scheduler (summed: tasks running). */
 	USCHED_STAT_RUNNING,
 	USCHED_NR_STATS,

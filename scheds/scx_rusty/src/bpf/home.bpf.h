@@ -1,13 +1,16 @@
 /*
- * scx_rusty, the home domain: set at a task's first run to the domain of its CPU, changed
- * by the balancer's requests and by affinity changes.
+ * scx_rusty, the home domain: set in init_task to the domain of the task's CPU (at fork,
+ * the CPU its parent forks on; at load, the CPU it is on), changed by the balancer's
+ * requests and by affinity changes.
  *
  * A move requested by userspace takes effect at the task's next select_cpu or enqueue,
  * whichever comes first, not at once: a queued task already sits in its old domain's
  * queue and a running one on an old domain's CPU, and neither can be moved from userspace.
- * A runnable task is enqueued again within one slice, so a CPU-bound task moves within a
- * slice of the request; a sleeping one has no place in any queue until it wakes, which is
- * when it moves.
+ * A CPU-bound task alone on its CPU is never enqueued again (the CPU keeps it, with a fresh
+ * slice, when its slice ends and nothing else waits): dispatch applies its move at the end
+ * of its slice instead and lets it go, and the kernel then enqueues it (SCX_ENQ_LAST) on its
+ * new home. So a running task moves within a slice of the request; a sleeping one has no
+ * place in any queue until it wakes, which is when it moves.
  */
 #ifndef __RUSTY_HOME_BPF_H
 #define __RUSTY_HOME_BPF_H
@@ -24,26 +27,29 @@ static __always_inline void set_home(struct task_struct *p, struct task_ctx *tct
 		scxk_set_dsq_vtime(p, ds->vtime_now);
 }
 
-/* Applies the balancer's request for p, if its latest pass made one. */
-static __always_inline void apply_lb_request(struct task_struct *p, struct task_ctx *tctx, u64 now)
+/* Applies the balancer's request for p, if its latest pass made one; true when p moved. */
+static __always_inline bool apply_lb_request(struct task_struct *p, struct task_ctx *tctx, u64 now)
 {
 	struct tune_input *t = tune_get();
 	struct lb_request *req;
 	s32 pid = p->pid;
+	bool moved = false;
 
 	if (!t || tctx->lb_seq_seen == t->lb_seq)
-		return;
+		return false;
 	tctx->lb_seq_seen = t->lb_seq;
 	req = bpf_map_lookup_elem(&lb_requests, &pid);
 	if (!req)
-		return;
+		return false;
 	if (req->dom < nr_doms && dom_in(tctx->dom_mask, req->dom)) {
 		set_home(p, tctx, req->dom, now);
 		scxk_count(&stats, req->level == 1 ? RUSTY_STAT_MOVE_APPLIED_NODE : RUSTY_STAT_MOVE_APPLIED_DOMAIN);
+		moved = true;
 	} else {
 		scxk_count(&stats, RUSTY_STAT_MOVE_REFUSED);
 	}
 	bpf_map_delete_elem(&lb_requests, &pid);
+	return moved;
 }
 
 /* Brings p's home up to date before it is placed or queued. */

@@ -57,6 +57,17 @@ s32 BPF_STRUCT_OPS(rusty_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 }
 
 
+/* After an enqueue with SCX_ENQ_LAST (the task was its CPU's last, and dispatch let it go
+ * for a move): the CPU is about to go idle, so it is woken to run the task again if the
+ * task still belongs here (the kernel leaves that follow-up to the scheduler). */
+static __always_inline void keep_last_task(struct task_struct *p, u64 enq_flags, u32 dom)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+
+	if ((enq_flags & SCX_ENQ_LAST) && cpu_dom(cpu) == dom && scx_bpf_kick_cpu_usable())
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
 void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
@@ -66,6 +77,7 @@ void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 	if (!tctx) {
 		scxk_count(&stats, RUSTY_STAT_QUEUED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice, enq_flags);
+		keep_last_task(p, enq_flags, cpu_dom(scx_bpf_task_cpu(p)));
 		return;
 	}
 	refresh_home(p, tctx);
@@ -78,23 +90,38 @@ void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 	if (scxk_migration_disabled(p)) {
 		scxk_count(&stats, RUSTY_STAT_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | scx_bpf_task_cpu(p), slice, enq_flags);
+		keep_last_task(p, enq_flags, cpu_dom(scx_bpf_task_cpu(p)));
 		return;
 	}
 	queue_task(p, tctx, slice, enq_flags);
+	keep_last_task(p, enq_flags, tctx->dom);
 }
 
 void BPF_STRUCT_OPS(rusty_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct task_ctx *tctx;
+	u64 now;
 
-	if (!scx_bpf_create_dsq_usable() || take_work(cpu))
+	if (scx_bpf_create_dsq_usable() && take_work(cpu))
 		return;
-	/* Nothing queued: the previous task goes on with a fresh slice. It keeps the CPU
-	 * without passing through stopping and running, so what it ran is charged here. */
-	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx_get(prev))) {
-		task_charge(prev, tctx, bpf_ktime_get_ns());
-		scxk_set_slice(prev, current_slice_ns());
+	/* Nothing queued (where there are no queues of ours, the kernel has just found its
+	 * global queue empty): the previous task goes on with a fresh slice. */
+	if (!prev || !(prev->scx.flags & SCX_TASK_QUEUED))
+		return;
+	tctx = task_ctx_get(prev);
+	if (tctx) {
+		/* It keeps the CPU without passing through stopping and running, so what it ran
+		 * is charged here. */
+		now = bpf_ktime_get_ns();
+		task_charge(prev, tctx, now);
+		/* Nor through enqueue, where a balancer move is applied: a CPU-bound task alone
+		 * on its CPU would never move. Its move is applied here, and when it leaves this
+		 * CPU's domain the task gets no fresh slice: the kernel enqueues it
+		 * (SCX_ENQ_LAST) and it is queued on its new home. */
+		if (scx_bpf_kick_cpu_usable() && apply_lb_request(prev, tctx, now) && tctx->dom != cpu_dom(cpu))
+			return;
 	}
+	scxk_set_slice(prev, current_slice_ns());
 }
 
 void BPF_STRUCT_OPS(rusty_runnable, struct task_struct *p, u64 enq_flags)
@@ -270,7 +297,10 @@ struct sched_ext_ops rusty_ops = {
 	.exit_task = (void *)rusty_exit_task,
 	.init = (void *)rusty_init,
 	.exit = (void *)rusty_exit,
-	/* The kernel's idle tracking serves the idle-CPU selection. */
-	.flags = SCX_OPS_KEEP_BUILTIN_IDLE,
+	/* The kernel's idle tracking serves the idle-CPU selection. A CPU's last task, let go
+	 * by dispatch for a move, passes through enqueue (SCX_OPS_ENQ_LAST); so does a task
+	 * that may not migrate at the moment (SCX_OPS_ENQ_MIGRATION_DISABLED: without it the
+	 * kernel puts such a task on its CPU itself, and the `pinned` path is never taken). */
+	.flags = SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
 	.name = "rusty",
 };

@@ -35,15 +35,16 @@ static __always_inline void task_charge(struct task_struct *p, struct task_ctx *
 	tctx->start_ns = now;
 }
 
-/* Wakes an idle CPU of `dom` that p may use; true when one was woken. */
+/* Wakes an idle CPU of `dom` that p may use (in p->cpus_ptr too: a CPU p may not run on
+ * would wake for nothing); true when one was woken. */
 static __always_inline bool kick_idle_in(struct task_struct *p, u32 dom)
 {
 	const struct cpumask *cpus = dom_cpumask(dom);
 	s32 cpu;
 
-	if (!cpus || !scx_bpf_pick_idle_cpu_usable() || !scx_bpf_kick_cpu_usable())
+	if (!cpus || !scx_bpf_kick_cpu_usable())
 		return false;
-	cpu = scx_bpf_pick_idle_cpu(cpus, 0);
+	cpu = scx_bpf_select_cpu_and(p, scx_bpf_task_cpu(p), 0, cpus, 0);
 	if (cpu < 0)
 		return false;
 	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
