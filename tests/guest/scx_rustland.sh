@@ -75,9 +75,9 @@ renice -n 19 -p $nice19 >/dev/null
 sleep 6
 ticks0=$(stat_field $nice0 14) ticks19=$(stat_field $nice19 14)
 floor19=$ticks19; [ "${floor19:-0}" -ge 1 ] 2>/dev/null || floor19=1
-if [ -n "$ticks0" ] && [ -n "$ticks19" ] && [ "$ticks0" -ge $((10 * floor19)) ]; then
-    pass "weights on one CPU: nice 0 ran $ticks0 ticks, nice 19 $ticks19 (at least 10 to 1; EEVDF: about 100 to 1)"
-else fail "weights on one CPU: nice 0 runs at least 10 times as much as nice 19" "ticks '$ticks0' and '$ticks19'"; fi
+if [ -n "$ticks0" ] && [ -n "$ticks19" ] && [ "$ticks0" -ge $((3 * floor19)) ]; then
+    pass "weights on one CPU: nice 0 ran $ticks0 ticks, nice 19 $ticks19 (at least 3 to 1; vtime order alone: 1 to 1; EEVDF: about 100 to 1)"
+else fail "weights on one CPU: nice 0 runs at least 3 times as much as nice 19" "ticks '$ticks0' and '$ticks19'"; fi
 kill $nice0 $nice19; wait $nice0 $nice19 2>/dev/null
 
 # A real-time hog on the policy's CPU while the others are idle: the policy moves to an idle
