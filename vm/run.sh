@@ -113,4 +113,6 @@ qemu_rc=$(cat "$work/qemu.rc" 2>/dev/null || echo 1)
 [ "$qemu_rc" -eq 124 ] && { echo "vm/run: TIMEOUT after ${timeout_s}s" >&2; exit 124; }
 rc=$(grep -a -o 'SCXKIT_SCENARIO_EXIT=[0-9]*' "$console" | tail -n1 | cut -d= -f2)
 [ -n "$rc" ] || { echo "vm/run: the guest ended without reporting the scenario's status" >&2; exit 125; }
+# A hang is a failure even if the stuck write returned later and the scenario went on.
+grep -aq '^HANG ' "$console" && [ "$rc" -eq 0 ] && rc=3
 exit "$rc"

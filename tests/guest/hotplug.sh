@@ -21,7 +21,8 @@ storm() {
 }
 
 storm scx_simple simple "$EVENTS" follows
-storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
+# The whole primary domain (CPU 1) goes offline and back, by turns.
+storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x2
 storm scx_rustland rustland "$EVENTS" follows
 storm scx_rusty rusty "$RUSTY_EVENTS" restarts
 finish

@@ -69,6 +69,13 @@ set_cpu_online 1 0
 if wait_for 10 grep -q "followed without a restart" "$LOG" && [ "$(enable_seq)" = "$seq0" ] && is_enabled; then
     pass "CPU 1 of the primary domain goes offline: followed without a restart (enable_seq $seq0)"
 else fail "CPU 1 goes offline without a restart" "enable_seq $seq0 -> $(enable_seq), state $(sched_state); log: $(tail -n 5 "$LOG")"; fi
+# A task whose CPUs meet the primary domain only at the offline CPU 1 runs at once on CPU 3
+# (CPU 0 is idle: nothing overflows).
+taskset -c 1,3 timeout 30 scxkit-probe run-latency --count 20 --interval-ms 10 -- true > /tmp/pair.txt
+runs=$(wc -l < /tmp/pair.txt) worst=$(sort -n /tmp/pair.txt | tail -n 1)
+if [ "$runs" -eq 20 ] && [ "$worst" -lt 500000 ]; then
+    pass "a task allowed on CPUs 1 and 3 with CPU 1 offline runs (20 runs, worst $worst us)"
+else fail "a task allowed on CPUs 1 and 3 with CPU 1 offline runs" "$runs runs, worst '$worst' us; $(tail -n 2 "$LOG")"; fi
 sleep 2
 mark=$(wc -l < "$LOG")
 stress-ng --cpu 3 --timeout 14s --quiet & hogs=$!

@@ -237,12 +237,16 @@ expect_hotplug_followed() {
 # RESTARTS is "restarts" for a scheduler the kernel ejects on hotplug, else "follows": it
 # must then stay attached throughout (enable_seq unchanged).
 hotplug_storm() {
-    local name=$1 ops=$2 log=$3 events=$4 mode=$5 last i=0 cpu state seq0 start_s load
+    local name=$1 ops=$2 log=$3 events=$4 mode=$5 last i=0 cpu seq0 start_s load pinned pair
     last=$(( $(nproc) - 1 ))
     seq0=$(enable_seq) start_s=$(cut -d. -f1 /proc/uptime)
+    # Besides hogs and forks, tasks bound to the CPUs that go away: one to CPU n-1 alone,
+    # one to CPUs 1 and n-1.
     stress-ng --cpu "$(nproc)" --fork 1 --timeout 3600s --quiet & load=$!
+    taskset -c "$last" stress-ng --cpu 1 --cpu-load 50 --timeout 3600s --quiet & pinned=$!
+    taskset -c "1,$last" stress-ng --cpu 1 --cpu-load 30 --timeout 3600s --quiet & pair=$!
     while [ "$i" -lt "$events" ]; do
-        
+
         if [ $(( (i / 4) % 2 )) -eq 0 ]; then
             set_cpu_online "$last" $(( i % 2 == 0 ? 0 : 1 ))
         else
@@ -251,7 +255,7 @@ hotplug_storm() {
         [ "$mode" = restarts ] && ! wait_for 60 is_enabled && break
         i=$((i + 1))
     done
-    kill "$load"; wait "$load" 2>/dev/null
+    kill "$load" "$pinned" "$pair"; wait "$load" "$pinned" "$pair" 2>/dev/null
     for cpu in $(seq 1 "$last"); do set_cpu_online "$cpu" 1; done
     wait_for 60 is_enabled
     if [ "$i" -eq "$events" ] && kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = "$ops" ] \

@@ -6,10 +6,9 @@
  * task of its runqueue has left (sched_cpu_wait_empty). A task of that CPU still waiting in
  * one of the scheduler's queues is counted there: another CPU takes it if it may run there,
  * but one bound to the dying CPU (a per-CPU kernel thread) is taken by nobody, and the
- * hotplug waits forever. Seen on 6.19 with a storm of hotplug events under load; later
- * kernels re-enqueue such tasks themselves when the CPU goes offline. Moving them to the
- * CPU's own local queue, which a dying CPU still serves, lets them run there and be pushed
- * off like the rest.
+ * hotplug waits forever. 6.19 leaves them there; 7.x kernels re-enqueue them themselves
+ * when the CPU goes offline. Moving them to the CPU's own local queue, which a dying CPU
+ * still serves, lets them run there and be pushed off like the rest.
  */
 #ifndef __SCXKIT_HOTPLUG_BPF_H
 #define __SCXKIT_HOTPLUG_BPF_H
@@ -50,8 +49,9 @@ static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
 	return moved;
 }
 
-/* CPUs that went offline since the scheduler was loaded, for one that follows hotplug (call
- * scxk_record_online() from ops.cpu_online and ops.cpu_offline). */
+/* Which CPUs are offline now, as ops.cpu_online and ops.cpu_offline told (call
+ * scxk_record_online() from both). A CPU offline when the scheduler was loaded counts as
+ * online here until it comes and goes: no task can be bound to it meanwhile. */
 #define SCXK_MAX_CPUS 1024
 
 struct {
@@ -70,7 +70,7 @@ static __always_inline void scxk_record_online(s32 cpu, bool online)
 		*offline = !online;
 }
 
-static __always_inline bool scxk_went_offline(s32 cpu)
+static __always_inline bool scxk_cpu_offline(s32 cpu)
 {
 	u32 key = cpu;
 	u8 *offline = bpf_map_lookup_elem(&scxk_offline_cpus, &key);

@@ -2,7 +2,7 @@
 //! stale one is refused), waiting until no CPU is half-way on or offline before an attach, and
 //! noticing the events a scheduler follows by itself (`ops.cpu_online` / `ops.cpu_offline`).
 
-use crate::sysfs_state::sched_ext_sysfs;
+use crate::sysfs_state::{sched_ext_sysfs, SchedExtState};
 use anyhow::{Context, Result};
 use log::{info, warn};
 use std::fs;
@@ -83,13 +83,15 @@ impl HotplugWatch {
         HotplugWatch { seq }
     }
 
-    /// The new sequence number when CPUs went on or offline since the last call.
+    /// The new sequence number when CPUs went on or offline since the last call while a
+    /// scheduler stayed loaded (one the kernel is ejecting is not said to have followed).
     pub fn changed(&mut self) -> Option<u64> {
         let now = read_hotplug_seq().ok()?;
-        (now != self.seq).then(|| {
-            self.seq = now;
-            now
-        })
+        if now == self.seq || !matches!(SchedExtState::read(&sched_ext_sysfs()), SchedExtState::Enabled { .. }) {
+            return None;
+        }
+        self.seq = now;
+        Some(now)
     }
 }
 

@@ -157,7 +157,7 @@ static void custody_sweep(void)
 		tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 		if (tctx)
 			tctx->custody_seq = 0;
-		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, 0);
+		scx_bpf_dsq_insert(p, fallback_dsq(p), fallback_slice_ns, 0);
 		scxk_count(&stats, USCHED_STAT_FALLBACK);
 		bpf_task_release(p);
 	}

@@ -84,7 +84,8 @@ static void apply_decision(const struct usched_decision *d)
 		tctx->custody_seq = 0;
 		tctx->vtime = d->vtime;
 	}
-	if (cpu != USCHED_ANY_CPU && (cpu < 0 || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))) {
+	if (cpu != USCHED_ANY_CPU && (cpu < 0 || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+				      scxk_cpu_offline(cpu))) {
 		scxk_count(&stats, USCHED_STAT_REPLACED);
 		cpu = USCHED_ANY_CPU;
 	}
@@ -92,7 +93,7 @@ static void apply_decision(const struct usched_decision *d)
 	 * bound to a CPU that went offline while the policy held it (an offline CPU does not
 	 * serve the shared queue, see scxkit/hotplug.bpf.h). */
 	if (scxk_migration_disabled(p) ||
-	    (p->nr_cpus_allowed == 1 && scxk_went_offline(scx_bpf_task_cpu(p))))
+	    (p->nr_cpus_allowed == 1 && scxk_cpu_offline(scx_bpf_task_cpu(p))))
 		cpu = scx_bpf_task_cpu(p);
 	else if (cpu == USCHED_ANY_CPU)
 		cpu = claim_idle_cpu(p);

@@ -86,6 +86,18 @@ static __always_inline u64 kernel_dsq(void)
 	return scx_bpf_create_dsq_usable() ? USCHED_KERNEL_DSQ : SCX_DSQ_GLOBAL;
 }
 
+/* Where BPF queues a held task it schedules itself: the kernel's queue, or for a task bound
+ * to a CPU that went offline meanwhile, that CPU's own queue (an offline CPU serves no other,
+ * see scxkit/hotplug.bpf.h). */
+static __always_inline u64 fallback_dsq(const struct task_struct *p)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+
+	if (p->nr_cpus_allowed == 1 && scxk_cpu_offline(cpu))
+		return SCX_DSQ_LOCAL_ON | cpu;
+	return kernel_dsq();
+}
+
 /* The bypass slice for p: as the policy's for nice 0, shorter in proportion to a lighter weight. */
 static __always_inline u64 bypass_slice(const struct task_struct *p)
 {

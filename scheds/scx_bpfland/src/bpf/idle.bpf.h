@@ -61,11 +61,31 @@ static __always_inline bool primary_saturated(void)
 	return true;
 }
 
+/* Keeps primary_mask to the primary CPUs online now: a task that may use only offline ones
+ * is then placed like one kept off the primary domain. */
+static __always_inline void primary_mask_set(s32 cpu, bool online)
+{
+	struct bpf_cpumask *mask;
+
+	if (primary_all || !in_primary(cpu))
+		return;
+	bpf_rcu_read_lock();
+	mask = primary_mask;
+	if (mask) {
+		if (online)
+			bpf_cpumask_set_cpu(cpu, mask);
+		else
+			bpf_cpumask_clear_cpu(cpu, mask);
+	}
+	bpf_rcu_read_unlock();
+}
+
 /* A CPU came or went: an offline CPU is neither idle nor busy, and runs nothing. */
 static __always_inline void cpu_set_online(s32 cpu, bool online)
 {
 	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
 
+	primary_mask_set(cpu, online);
 	if (!cctx)
 		return;
 	cctx->offline = !online;
@@ -74,7 +94,7 @@ static __always_inline void cpu_set_online(s32 cpu, bool online)
 }
 
 /* Marks the CPUs that were offline when the topology was read (the kernel refuses the
- * attach if one came or went since, so this is the state at attach). */
+ * attach if one came or went since, so this is the state at attach). After primary_mask. */
 static __always_inline void cpus_init_online(void)
 {
 	u32 cpu;

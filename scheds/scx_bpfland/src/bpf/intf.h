@@ -25,6 +25,9 @@ enum bpfland_consts {
 	BPFLAND_WAKE_UNSEEN = 2,
 	/* When no regular task has been served for this long, the regular queue goes first. */
 	BPFLAND_STARVATION_MS = 100,
+	/* Tasks queued this long with no CPU taking any: CPUs outside the primary domain take
+	 * them (see queues_unserved). */
+	BPFLAND_UNSERVED_MS = 100,
 	/* Weight of a nice-0 task (p->scx.weight). */
 	BPFLAND_WEIGHT_NICE0 = 100,
 };

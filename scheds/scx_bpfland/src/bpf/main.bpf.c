@@ -110,8 +110,9 @@ void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 	if (!scx_bpf_create_dsq_usable())
 		return;
 	/* Outside the primary domain, only take work while the primary domain is saturated
-	 * (the task running here then goes back through enqueue: SCX_OPS_ENQ_LAST). */
-	if (!in_primary(cpu) && !primary_saturated())
+	 * (the task running here then goes back through enqueue: SCX_OPS_ENQ_LAST), or does
+	 * not serve the queues at all. */
+	if (!in_primary(cpu) && !primary_saturated() && !queues_unserved())
 		return;
 	if (consume()) {
 		if (!in_primary(cpu))
@@ -210,12 +211,12 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(bpfland_init)
 {
 	s32 err;
 
-	cpus_init_online();
 	if (!primary_all) {
 		err = SCXK_CPUMASK_FROM_BITMAP(primary_mask, primary_cpus, nr_cpus);
 		if (err)
 			return err;
 	}
+	cpus_init_online();
 	if (!scx_bpf_create_dsq_usable())
 		return 0;
 	err = scx_bpf_create_dsq(BPFLAND_PRIO_DSQ, -1);

@@ -90,10 +90,39 @@ static __always_inline bool overflow_now(struct task_struct *p, u64 slice, u64 e
 	return run_on_idle_in(p, p->cpus_ptr, slice, enq_flags);
 }
 
+/* Since when tasks have waited in the queues without any being taken, ns; 0 when none
+ * waits. */
+static u64 waiting_since_ns;
+
+/* Whether tasks have waited BPFLAND_UNSERVED_MS with no CPU taking any: the primary domain
+ * is not serving the queues (a primary CPU going offline stops taking work before
+ * ops.cpu_offline says so, and the hotplug itself may wait for a task queued here). */
+static __always_inline bool queues_unserved(void)
+{
+	u64 since = waiting_since_ns;
+
+	return since && bpf_ktime_get_ns() - since > BPFLAND_UNSERVED_MS * NSEC_PER_MSEC;
+}
+
+static __always_inline bool queues_empty(void)
+{
+	if (!scx_bpf_dsq_nr_queued_usable())
+		return false;
+	return scx_bpf_dsq_nr_queued(BPFLAND_PRIO_DSQ) + scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ) == 0;
+}
+
+/* A task was taken from the queues: the wait, if any remains, starts again now. */
+static __always_inline void queues_served(u64 now)
+{
+	waiting_since_ns = queues_empty() ? 0 : now;
+}
+
 /* Queues p by class and vruntime. */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,
 				       u64 enq_flags)
 {
+	bool was_empty = queues_empty();
+
 	scxk_count(&stats, tctx->interactive ? BPFLAND_STAT_INTERACTIVE : BPFLAND_STAT_REGULAR);
 	if (!scx_bpf_create_dsq_usable()) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice,
@@ -102,6 +131,8 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 	}
 	scx_bpf_dsq_insert_vtime(p, tctx->interactive ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ,
 				 slice, task_vtime(p), enq_flags);
+	if (!waiting_since_ns || was_empty)
+		waiting_since_ns = bpf_ktime_get_ns();
 }
 
 /* When a regular task was last taken from the regular queue, ns. */
@@ -121,10 +152,15 @@ static __always_inline bool consume_regular(u64 now)
 static __always_inline bool consume(void)
 {
 	u64 now = bpf_ktime_get_ns();
+	bool taken;
 
 	if (now - regular_served_ns > BPFLAND_STARVATION_MS * NSEC_PER_MSEC && consume_regular(now))
-		return true;
-	return scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now);
+		taken = true;
+	else
+		taken = scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now);
+	if (taken)
+		queues_served(now);
+	return taken;
 }
 
 #endif /* __BPFLAND_QUEUE_BPF_H */
