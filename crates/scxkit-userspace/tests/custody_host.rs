@@ -41,6 +41,7 @@ static u64 counters[USCHED_NR_STATS];
 
 static void scxk_count(void *map, u32 idx) { (void)map; counters[idx]++; }
 static u64 kernel_dsq(void) { return USCHED_KERNEL_DSQ; }
+static u64 fallback_dsq(struct task_struct *p) { (void)p; return kernel_dsq(); }
 static void *bpf_task_storage_get(void *map, struct task_struct *p, void *v, u64 flags)
 {
 	(void)map; (void)v; (void)flags;
