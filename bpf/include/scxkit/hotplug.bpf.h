@@ -49,6 +49,29 @@ static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
 	return moved;
 }
 
+SCXK_KFUNC(struct rq *, scx_bpf_locked_rq, (void))
+
+/* Whether the CPU running ops.dispatch() is on its way offline. No longer active, it still
+ * asks for work on 7.x kernels until its tasks are handed back after an RCU grace period,
+ * but the kernel pushes away whatever it picks (balance_push, armed as the runqueue's
+ * balance callback for as long as it lasts): work taken there only bounces, and a task the
+ * grace period waits for (the RCU kthread) may bounce for good. Also records the CPU as
+ * offline meanwhile (see scxk_cpu_offline). False where the kernel cannot tell. */
+static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu);
+
+/* Wakes every idle CPU so that it looks for work: a CPU going offline leaves tasks (and, for
+ * a userspace policy, decisions) that only a CPU calling ops.dispatch() picks up, and an
+ * idle one does not call it. */
+static __always_inline void scxk_kick_idle_cpus(void)
+{
+	s32 cpu;
+
+	if (!scx_bpf_kick_cpu_usable())
+		return;
+	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids())
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+}
+
 /* Which CPUs are offline now, as ops.cpu_online and ops.cpu_offline told (call
  * scxk_record_online() from both). A CPU offline when the scheduler was loaded counts as
  * online here until it comes and goes: no task can be bound to it meanwhile. */
@@ -76,6 +99,19 @@ static __always_inline bool scxk_cpu_offline(s32 cpu)
 	u8 *offline = bpf_map_lookup_elem(&scxk_offline_cpus, &key);
 
 	return offline && *offline;
+}
+
+static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
+{
+	struct rq *rq;
+	bool leaving;
+
+	if (!scx_bpf_locked_rq_usable())
+		return false;
+	rq = scx_bpf_locked_rq();
+	leaving = rq && rq->balance_callback;
+	scxk_record_online(cpu, !leaving);
+	return leaving;
 }
 
 #endif /* __SCXKIT_HOTPLUG_BPF_H */

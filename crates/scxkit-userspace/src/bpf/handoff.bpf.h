@@ -64,9 +64,12 @@ static void nudge_user(void)
 /* An idle CPU p may use, claimed, or -1. */
 static s32 claim_idle_cpu(struct task_struct *p)
 {
+	s32 cpu;
+
 	if (!scx_bpf_pick_idle_cpu_usable())
 		return -1;
-	return scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	return cpu >= 0 && scxk_cpu_offline(cpu) ? -1 : cpu;
 }
 
 static void apply_decision(const struct usched_decision *d)

@@ -117,6 +117,9 @@ void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 		drain_decisions();
 		custody_trim();
 	}
+	/* Decisions go out from here too, but a CPU on its way offline takes no queued work. */
+	if (scxk_dispatching_cpu_leaving(cpu))
+		return;
 	if (scx_bpf_create_dsq_usable()) {
 		if (scx_bpf_dsq_nr_queued_usable())
 			nr_shared_queued = scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ);
@@ -177,13 +180,16 @@ static __always_inline bool shared_queue_waiting(void)
 
 /* Idle CPUs are woken now and then to look for work (a CPU only looks for it in
  * ops.dispatch, and an idle one does not call it): while the policy is silent, for the tasks
- * it held; and whenever tasks wait in the shared queue, for one queued there while the only
- * CPU it may use was going idle. */
+ * it held; whenever tasks wait in the shared queue, for one queued there while the only CPU
+ * it may use was going idle; and while tasks are in custody, for the policy's decisions,
+ * which only ops.dispatch applies (the CPU that would have, the policy's, may have gone
+ * offline). */
 static int watch_fire(void *map, int *key, struct bpf_timer *timer)
 {
 	s32 cpu;
 
-	if ((fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting()) && scx_bpf_kick_cpu_usable()) {
+	if ((fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting() || custody_nonempty()) &&
+	    scx_bpf_kick_cpu_usable()) {
 		bpf_for(cpu, 0, scx_bpf_nr_cpu_ids())
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	}
@@ -208,6 +214,7 @@ void BPF_STRUCT_OPS(usched_cpu_offline, s32 cpu)
 		scxk_rescue_from_offline(USCHED_SHARED_DSQ, cpu);
 		scxk_rescue_from_offline(USCHED_KERNEL_DSQ, cpu);
 	}
+	scxk_kick_idle_cpus();
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)

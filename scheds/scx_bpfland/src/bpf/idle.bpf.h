@@ -53,7 +53,7 @@ static __always_inline bool primary_saturated(void)
 		if (!in_primary(cpu))
 			continue;
 		cctx = cpu_ctx_get(cpu);
-		if (cctx && cctx->offline)
+		if ((cctx && cctx->offline) || scxk_cpu_offline(cpu))
 			continue;
 		if (!cctx || !cctx->busy_since_ns || now - cctx->busy_since_ns < overflow_delay_ns)
 			return false;

@@ -107,7 +107,7 @@ void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct task_ctx *tctx;
 
-	if (!scx_bpf_create_dsq_usable())
+	if (!scx_bpf_create_dsq_usable() || scxk_dispatching_cpu_leaving(cpu))
 		return;
 	/* Outside the primary domain, only take work while the primary domain is saturated
 	 * (the task running here then goes back through enqueue: SCX_OPS_ENQ_LAST), or does
@@ -172,15 +172,19 @@ void BPF_STRUCT_OPS(bpfland_update_idle, s32 cpu, bool idle)
 void BPF_STRUCT_OPS(bpfland_cpu_online, s32 cpu)
 {
 	cpu_set_online(cpu, true);
+	scxk_record_online(cpu, true);
 }
 
 void BPF_STRUCT_OPS(bpfland_cpu_offline, s32 cpu)
 {
 	cpu_set_online(cpu, false);
+	scxk_record_online(cpu, false);
 	if (scx_bpf_create_dsq_usable()) {
 		scxk_rescue_from_offline(BPFLAND_PRIO_DSQ, cpu);
 		scxk_rescue_from_offline(BPFLAND_SHARED_DSQ, cpu);
 	}
+	/* Work the primary domain held may now go anywhere: wake the idle CPUs to take it. */
+	scxk_kick_idle_cpus();
 }
 
 void BPF_STRUCT_OPS(bpfland_enable, struct task_struct *p)
@@ -220,7 +224,9 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(bpfland_init)
 	if (!scx_bpf_create_dsq_usable())
 		return 0;
 	err = scx_bpf_create_dsq(BPFLAND_PRIO_DSQ, -1);
-	return err ? err : scx_bpf_create_dsq(BPFLAND_SHARED_DSQ, -1);
+	if (!err)
+		err = scx_bpf_create_dsq(BPFLAND_SHARED_DSQ, -1);
+	return err ? err : unserved_watch_start();
 }
 
 void BPF_STRUCT_OPS(bpfland_exit, struct scx_exit_info *ei)

@@ -66,7 +66,7 @@ static __always_inline bool run_on_idle_in(struct task_struct *p, const struct c
 	if (!domain)
 		return false;
 	cpu = scx_bpf_select_cpu_and(p, scx_bpf_task_cpu(p), 0, domain, 0);
-	if (cpu < 0)
+	if (cpu < 0 || scxk_cpu_offline(cpu))
 		return false;
 	count_dispatch(BPFLAND_STAT_IDLE, cpu);
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice, enq_flags);
@@ -115,6 +115,42 @@ static __always_inline bool queues_empty(void)
 static __always_inline void queues_served(u64 now)
 {
 	waiting_since_ns = queues_empty() ? 0 : now;
+}
+
+/* Checks every half BPFLAND_UNSERVED_MS whether the queues are served; if not, wakes the
+ * idle CPUs outside the primary domain so that they take the work (an idle CPU looks for
+ * work only when woken). */
+#define CLOCK_MONOTONIC 1
+
+struct unserved_watch {
+	struct bpf_timer timer;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct unserved_watch);
+} unserved_watch SEC(".maps");
+
+static int unserved_watch_fire(void *map, int *key, struct bpf_timer *timer)
+{
+	if (queues_unserved())
+		scxk_kick_idle_cpus();
+	bpf_timer_start(timer, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, 0);
+	return 0;
+}
+
+static __always_inline s32 unserved_watch_start(void)
+{
+	u32 zero = 0;
+	struct unserved_watch *w = bpf_map_lookup_elem(&unserved_watch, &zero);
+
+	if (!w)
+		return -ENOENT;
+	bpf_timer_init(&w->timer, &unserved_watch, CLOCK_MONOTONIC);
+	bpf_timer_set_callback(&w->timer, unserved_watch_fire);
+	return bpf_timer_start(&w->timer, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, 0);
 }
 
 /* Queues p by class and vruntime. */
