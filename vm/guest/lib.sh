@@ -72,7 +72,8 @@ set_cpu_online() {
 }
 
 # dump_state: what a hang leaves to explain it: sched_ext's state, each CPU's hotplug state
-# and target, the stacks of the blocked tasks (SysRq w, printed at full log level) and, with
+# and target, the stacks of the blocked tasks (SysRq w, printed at full log level) and of
+# what each CPU runs (SysRq l) and, with
 # a scheduler loaded, sched_ext's own dump of every CPU's queues (SysRq D).
 dump_state() {
     local d
@@ -86,6 +87,7 @@ dump_state() {
     echo 1 > /proc/sys/kernel/sysrq
     dmesg -n 7 2>/dev/null
     echo w > /proc/sysrq-trigger
+    echo l > /proc/sysrq-trigger
     if ! is_disabled; then
         # sched_ext writes its dump to its trace event only.
         echo 1 > /sys/kernel/tracing/events/sched_ext/sched_ext_dump/enable 2>/dev/null

@@ -59,18 +59,10 @@ SCXK_KFUNC(struct rq *, scx_bpf_locked_rq, (void))
  * offline meanwhile (see scxk_cpu_offline). False where the kernel cannot tell. */
 static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu);
 
-/* Wakes every idle CPU so that it looks for work: a CPU going offline leaves tasks (and, for
- * a userspace policy, decisions) that only a CPU calling ops.dispatch() picks up, and an
- * idle one does not call it. */
-static __always_inline void scxk_kick_idle_cpus(void)
-{
-	s32 cpu;
-
-	if (!scx_bpf_kick_cpu_usable())
-		return;
-	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids())
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-}
+/* Wakes every idle CPU that is not offline, so that it looks for work (an idle CPU calls
+ * ops.dispatch() only when woken). Not from ops.cpu_offline(): that runs on the dying CPU,
+ * whose kick would stay pending there and stall the scheduler's unload (irq_work_sync). */
+static __always_inline void scxk_kick_idle_cpus(void);
 
 /* Which CPUs are offline now, as ops.cpu_online and ops.cpu_offline told (call
  * scxk_record_online() from both). A CPU offline when the scheduler was loaded counts as
@@ -112,6 +104,18 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 	leaving = rq && rq->balance_callback;
 	scxk_record_online(cpu, !leaving);
 	return leaving;
+}
+
+static __always_inline void scxk_kick_idle_cpus(void)
+{
+	s32 cpu;
+
+	if (!scx_bpf_kick_cpu_usable())
+		return;
+	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
+		if (!scxk_cpu_offline(cpu))
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	}
 }
 
 #endif /* __SCXKIT_HOTPLUG_BPF_H */

@@ -186,13 +186,8 @@ static __always_inline bool shared_queue_waiting(void)
  * offline). */
 static int watch_fire(void *map, int *key, struct bpf_timer *timer)
 {
-	s32 cpu;
-
-	if ((fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting() || custody_nonempty()) &&
-	    scx_bpf_kick_cpu_usable()) {
-		bpf_for(cpu, 0, scx_bpf_nr_cpu_ids())
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-	}
+	if (fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting() || custody_nonempty())
+		scxk_kick_idle_cpus();
 	bpf_timer_start(timer, USCHED_WATCH_INTERVAL_MS * 1000000ULL, 0);
 	return 0;
 }
@@ -214,7 +209,6 @@ void BPF_STRUCT_OPS(usched_cpu_offline, s32 cpu)
 		scxk_rescue_from_offline(USCHED_SHARED_DSQ, cpu);
 		scxk_rescue_from_offline(USCHED_KERNEL_DSQ, cpu);
 	}
-	scxk_kick_idle_cpus();
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)

@@ -114,7 +114,7 @@ void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 	 * not serve the queues at all. */
 	if (!in_primary(cpu) && !primary_saturated() && !queues_unserved())
 		return;
-	if (consume()) {
+	if (consume(cpu)) {
 		if (!in_primary(cpu))
 			scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
 		return;
@@ -183,8 +183,6 @@ void BPF_STRUCT_OPS(bpfland_cpu_offline, s32 cpu)
 		scxk_rescue_from_offline(BPFLAND_PRIO_DSQ, cpu);
 		scxk_rescue_from_offline(BPFLAND_SHARED_DSQ, cpu);
 	}
-	/* Work the primary domain held may now go anywhere: wake the idle CPUs to take it. */
-	scxk_kick_idle_cpus();
 }
 
 void BPF_STRUCT_OPS(bpfland_enable, struct task_struct *p)

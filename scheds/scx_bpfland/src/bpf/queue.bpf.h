@@ -90,12 +90,12 @@ static __always_inline bool overflow_now(struct task_struct *p, u64 slice, u64 e
 	return run_on_idle_in(p, p->cpus_ptr, slice, enq_flags);
 }
 
-/* Since when tasks have waited in the queues without any being taken, ns; 0 when none
- * waits. */
+/* Since when tasks have waited in the queues without the primary domain taking any, ns; 0
+ * when none waits. */
 static u64 waiting_since_ns;
 
-/* Whether tasks have waited BPFLAND_UNSERVED_MS with no CPU taking any: the primary domain
- * is not serving the queues (a primary CPU going offline stops taking work before
+/* Whether tasks have waited BPFLAND_UNSERVED_MS with no primary CPU taking any: the primary
+ * domain is not serving the queues (a primary CPU going offline stops taking work before
  * ops.cpu_offline says so, and the hotplug itself may wait for a task queued here). */
 static __always_inline bool queues_unserved(void)
 {
@@ -185,7 +185,7 @@ static __always_inline bool consume_regular(u64 now)
 /* Moves the next task to this CPU's local queue: interactive first, unless the regular
  * queue has not been served for BPFLAND_STARVATION_MS. (Serving it on a fixed share of
  * dispatches instead put a hog's whole slice ahead of waiting interactive tasks.) */
-static __always_inline bool consume(void)
+static __always_inline bool consume(s32 cpu)
 {
 	u64 now = bpf_ktime_get_ns();
 	bool taken;
@@ -194,7 +194,9 @@ static __always_inline bool consume(void)
 		taken = true;
 	else
 		taken = scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now);
-	if (taken)
+	/* Only the primary domain's serving ends a wait: CPUs outside it, once they help,
+	 * help until the queues are empty. */
+	if (taken && in_primary(cpu))
 		queues_served(now);
 	return taken;
 }

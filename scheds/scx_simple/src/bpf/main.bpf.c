@@ -120,7 +120,6 @@ void BPF_STRUCT_OPS(simple_cpu_offline, s32 cpu)
 {
 	if (scx_bpf_create_dsq_usable())
 		scxk_rescue_from_offline(SIMPLE_SHARED_DSQ, cpu);
-	scxk_kick_idle_cpus();
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(simple_init)
