@@ -21,8 +21,8 @@ storm() {
 }
 
 storm scx_simple simple "$EVENTS" follows
-# CPU 1 of the primary domain goes offline and back, by turns.
-storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
+# The whole primary domain (CPU 1) goes offline and back, by turns.
+storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x2
 storm scx_rustland rustland "$EVENTS" follows
 storm scx_rusty rusty "$RUSTY_EVENTS" restarts
 finish
