@@ -1,14 +1,16 @@
 /*
- * CPU hotplug without a restart: what a scheduler implementing ops.cpu_offline must do for
- * the tasks its queues hold.
+ * CPU hotplug without a restart: what a scheduler implementing ops.cpu_online and
+ * ops.cpu_offline must take care of, each seen to stall or hang a guest under a storm of
+ * hotplug events with load.
  *
- * A CPU going offline stops calling ops.dispatch() first and only later waits until every
- * task of its runqueue has left (sched_cpu_wait_empty). A task of that CPU still waiting in
- * one of the scheduler's queues is counted there: another CPU takes it if it may run there,
- * but one bound to the dying CPU (a per-CPU kernel thread) is taken by nobody, and the
- * hotplug waits forever. 6.19 leaves them there; 7.x kernels re-enqueue them themselves
- * when the CPU goes offline. Moving them to the CPU's own local queue, which a dying CPU
- * still serves, lets them run there and be pushed off like the rest.
+ * - Tasks bound to a dying CPU. Going offline, a CPU stops calling ops.dispatch() and only
+ *   later waits until every task of its runqueue has left (sched_cpu_wait_empty). A task of
+ *   that CPU still in one of the scheduler's queues is taken by another CPU if it may run
+ *   there; one bound to the dying CPU (a per-CPU kernel thread) is taken by nobody, and the
+ *   hotplug waits forever. 6.19 leaves them there (7.x kernels re-enqueue them): move them
+ *   to the CPU's own local queue, which a dying CPU still serves.
+ * - A CPU on its way offline that still dispatches (7.x, see scxk_dispatching_cpu_leaving).
+ * - Idle CPUs, which look for work only when woken (scxk_kick_idle_cpus).
  */
 #ifndef __SCXKIT_HOTPLUG_BPF_H
 #define __SCXKIT_HOTPLUG_BPF_H
@@ -21,48 +23,7 @@ SCXK_KFUNC(void, bpf_iter_scx_dsq_destroy, (struct bpf_iter_scx_dsq *it))
 SCXK_KFUNC(bool, scx_bpf_dsq_move, (struct bpf_iter_scx_dsq *it__iter, struct task_struct *p,
 				    u64 dsq_id, u64 enq_flags))
 
-/* The iterator of the innermost bpf_for_each() (its variable in libbpf's macro). */
-#define SCXK_FOR_EACH_ITER (&___it)
-
-/* Whether this kernel lets BPF walk a queue and move what it finds. */
-static __always_inline bool scxk_dsq_walk_usable(void)
-{
-	return bpf_iter_scx_dsq_new_usable() && bpf_iter_scx_dsq_next_usable() &&
-	       bpf_iter_scx_dsq_destroy_usable() && scx_bpf_dsq_move_usable();
-}
-
-/* Moves the tasks of `cpu` waiting in queue `dsq_id` to that CPU's local queue. Call from
- * ops.cpu_offline for each queue of the scheduler; returns how many moved. */
-static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
-{
-	struct task_struct *p;
-	u32 moved = 0;
-
-	if (!scxk_dsq_walk_usable())
-		return 0;
-	bpf_for_each(scx_dsq, p, dsq_id, 0) {
-		if (scx_bpf_task_cpu(p) != cpu)
-			continue;
-		if (scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL_ON | cpu, 0))
-			moved++;
-	}
-	return moved;
-}
-
 SCXK_KFUNC(struct rq *, scx_bpf_locked_rq, (void))
-
-/* Whether the CPU running ops.dispatch() is on its way offline. No longer active, it still
- * asks for work on 7.x kernels until its tasks are handed back after an RCU grace period,
- * but the kernel pushes away whatever it picks (balance_push, armed as the runqueue's
- * balance callback for as long as it lasts): work taken there only bounces, and a task the
- * grace period waits for (the RCU kthread) may bounce for good. Also records the CPU as
- * offline meanwhile (see scxk_cpu_offline). False where the kernel cannot tell. */
-static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu);
-
-/* Wakes every idle CPU that is not offline, so that it looks for work (an idle CPU calls
- * ops.dispatch() only when woken). Not from ops.cpu_offline(): that runs on the dying CPU,
- * whose kick would stay pending there and stall the scheduler's unload (irq_work_sync). */
-static __always_inline void scxk_kick_idle_cpus(void);
 
 /* Which CPUs are offline now, as ops.cpu_online and ops.cpu_offline told (call
  * scxk_record_online() from both). A CPU offline when the scheduler was loaded counts as
@@ -93,6 +54,40 @@ static __always_inline bool scxk_cpu_offline(s32 cpu)
 	return offline && *offline;
 }
 
+/* The iterator of the innermost bpf_for_each() (its variable in libbpf's macro). */
+#define SCXK_FOR_EACH_ITER (&___it)
+
+/* Whether this kernel lets BPF walk a queue and move what it finds. */
+static __always_inline bool scxk_dsq_walk_usable(void)
+{
+	return bpf_iter_scx_dsq_new_usable() && bpf_iter_scx_dsq_next_usable() &&
+	       bpf_iter_scx_dsq_destroy_usable() && scx_bpf_dsq_move_usable();
+}
+
+/* Moves the tasks of `cpu` waiting in queue `dsq_id` to that CPU's local queue. Call from
+ * ops.cpu_offline for each queue of the scheduler; returns how many moved. */
+static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
+{
+	struct task_struct *p;
+	u32 moved = 0;
+
+	if (!scxk_dsq_walk_usable())
+		return 0;
+	bpf_for_each(scx_dsq, p, dsq_id, 0) {
+		if (scx_bpf_task_cpu(p) != cpu)
+			continue;
+		if (scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL_ON | cpu, 0))
+			moved++;
+	}
+	return moved;
+}
+
+/* Whether the CPU running ops.dispatch() is on its way offline. No longer active, it still
+ * asks for work on 7.x kernels until its tasks are handed back after an RCU grace period,
+ * but the kernel pushes away whatever it picks (balance_push, armed as the runqueue's
+ * balance callback for as long as it lasts): work taken there only bounces, and a task the
+ * grace period waits for (the RCU kthread) may bounce for good. Also records the CPU as
+ * offline meanwhile (see scxk_cpu_offline). False where the kernel cannot tell. */
 static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 {
 	struct rq *rq;
@@ -106,6 +101,9 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 	return leaving;
 }
 
+/* Wakes every idle CPU that is not offline, so that it looks for work (an idle CPU calls
+ * ops.dispatch() only when woken). Not from ops.cpu_offline(): that runs on the dying CPU,
+ * whose kick would stay pending there and stall the scheduler's unload (irq_work_sync). */
 static __always_inline void scxk_kick_idle_cpus(void)
 {
 	s32 cpu;
