@@ -24,10 +24,14 @@ storm scx_simple simple "$EVENTS" follows
 # CPU 1 of the primary domain goes offline and back, by turns. (With the whole primary
 # domain going, 0x2: 100 events passed on 6.19 and 7.3, 200 met an RCU stall on 7.3.)
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
-case $(uname -r) in
-    7.*) skip "scx_rustland: $EVENTS hotplug events under load" \
-        "on 7.3 a storm meets an RCU stall (rcu_preempt starved) that ejects scx_rustland, in 4 boots of 4, still open; one event followed is scx_rustland.sh's" ;;
-    *) storm scx_rustland rustland "$EVENTS" follows ;;
-esac
+# Open: under a storm, scx_rustland meets an RCU stall (rcu_preempt starved) that ejects it,
+# on 7.3 in every boot tried and on 6.19 in one of three; one event followed is checked in
+# scx_rustland.sh.
+if [ "${3:-}" = rustland ]; then
+    storm scx_rustland rustland "$EVENTS" follows
+else
+    skip "scx_rustland: $EVENTS hotplug events under load" \
+        "an RCU stall ejects it under a storm (open); run with: tests/guest/hotplug.sh -- 200 8 rustland"
+fi
 storm scx_rusty rusty "$RUSTY_EVENTS" restarts
 finish
