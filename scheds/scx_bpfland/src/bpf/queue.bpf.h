@@ -157,7 +157,8 @@ static __always_inline s32 unserved_watch_start(void)
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,
 				       u64 enq_flags)
 {
-	bool was_empty = queues_empty();
+	/* The wait starts now if none was under way (the queue counts only asked for then). */
+	bool wait_starts = !waiting_since_ns || queues_empty();
 
 	scxk_count(&stats, tctx->interactive ? BPFLAND_STAT_INTERACTIVE : BPFLAND_STAT_REGULAR);
 	if (!scx_bpf_create_dsq_usable()) {
@@ -167,7 +168,7 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 	}
 	scx_bpf_dsq_insert_vtime(p, tctx->interactive ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ,
 				 slice, task_vtime(p), enq_flags);
-	if (!waiting_since_ns || was_empty)
+	if (wait_starts)
 		waiting_since_ns = bpf_ktime_get_ns();
 }
 
