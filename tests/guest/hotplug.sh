@@ -24,18 +24,10 @@ storm scx_simple simple "$EVENTS" follows
 # CPU 1 of the primary domain goes offline and back, by turns. (With the whole primary
 # domain going, 0x2: 100 events passed on 6.19 and 7.3, 200 met an RCU stall on 7.3.)
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
-# Open: under a storm, scx_rustland meets an RCU stall (rcu_preempt starved) that ejects it,
-# on 7.3 in every boot tried and on 6.19 in one of three; one event followed is checked in
-# scx_rustland.sh.
-if [ "${3:-}" = rustland ] || [ "${4:-}" = rustland ]; then
-    storm scx_rustland rustland "$EVENTS" follows
-else
-    skip "scx_rustland: $EVENTS hotplug events under load" \
-        "an RCU stall ejects it under a storm (open); run with: tests/guest/hotplug.sh -- 60 8 rustland"
-fi
+storm scx_rustland rustland "$EVENTS" follows
 # Open: scx_rusty's restart path hung 6.19 (disable waiting for an RCU grace period while
 # the RCU kthread starved); one restart is checked in scx_rusty.sh and scx_rusty-4cpu.sh.
-if [ "${3:-}" = rusty ] || [ "${4:-}" = rusty ]; then
+if [ "${3:-}" = rusty ]; then
     storm scx_rusty rusty "$RUSTY_EVENTS" restarts
 else
     skip "scx_rusty: $RUSTY_EVENTS hotplug restarts under load" \

@@ -11,6 +11,7 @@
  *   to the CPU's own local queue, which a dying CPU still serves.
  * - A CPU on its way offline that still dispatches (7.x, see scxk_dispatching_cpu_leaving).
  * - Idle CPUs, which look for work only when woken (scxk_kick_idle_cpus).
+ * - Irq_work left on a dying CPU: a kick or a ring buffer's wakeup (scxk_this_cpu_leaving).
  */
 #ifndef __SCXKIT_HOTPLUG_BPF_H
 #define __SCXKIT_HOTPLUG_BPF_H
@@ -101,14 +102,33 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 	return leaving;
 }
 
+/* Whether the CPU running this is on its way offline, or offline (from ops.cpu_offline()
+ * until ops.cpu_online(), which bracket the whole teardown). Nothing may be left for its
+ * irq_work there: a kick (scx_bpf_kick_cpu queues it on the calling CPU) or a ring
+ * buffer's wakeup. Late in the teardown the CPU runs its irq_work no more, and an entry
+ * left pending blocks that irq_work for good: no later kick or wakeup of it is delivered,
+ * and the scheduler's unload spins in irq_work_sync. Seen under hotplug storms: a policy
+ * never woken again for its ring buffer, and an unload that never ended. */
+static __always_inline bool scxk_this_cpu_leaving(void)
+{
+	return scxk_cpu_offline(bpf_get_smp_processor_id());
+}
+
+/* Kicks `cpu` (scx_bpf_kick_cpu), unless the kernel cannot or this CPU is leaving (see
+ * scxk_this_cpu_leaving). */
+static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
+{
+	if (scx_bpf_kick_cpu_usable() && !scxk_this_cpu_leaving())
+		scx_bpf_kick_cpu(cpu, flags);
+}
+
 /* Wakes every idle CPU that is not offline, so that it looks for work (an idle CPU calls
- * ops.dispatch() only when woken). Not from ops.cpu_offline(): that runs on the dying CPU,
- * whose kick would stay pending there and stall the scheduler's unload (irq_work_sync). */
+ * ops.dispatch() only when woken). */
 static __always_inline void scxk_kick_idle_cpus(void)
 {
 	s32 cpu;
 
-	if (!scx_bpf_kick_cpu_usable())
+	if (!scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
 		return;
 	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
 		if (!scxk_cpu_offline(cpu))

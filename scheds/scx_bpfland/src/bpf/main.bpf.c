@@ -90,8 +90,8 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, tctx->slice_ns, enq_flags);
 		/* An idle CPU there may sleep through the insert until its next interrupt
 		 * (tickless): wake it. */
-		if (scx_bpf_kick_cpu_usable() && cpu != bpf_get_smp_processor_id())
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		if (cpu != bpf_get_smp_processor_id())
+			scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	if (!(enq_flags & SCX_ENQ_WAKEUP) && run_on_idle(p, tctx->slice_ns, enq_flags))
