@@ -136,4 +136,22 @@ static __always_inline void scxk_kick_idle_cpus(void)
 	}
 }
 
+static __always_inline void scxk_exit_for_hotplug(char *fmt, unsigned long long *data, u32 data__sz)
+{
+	scx_bpf_exit_bstr(SCX_ECODE_ACT_RESTART | SCX_ECODE_RSN_HOTPLUG, fmt, data, data__sz);
+}
+
+/* For a scheduler whose state cannot follow the online CPUs: call from ops.cpu_online() and
+ * ops.cpu_offline(). It asks for a restart with the code the kernel itself uses when a
+ * scheduler has no such callbacks, but records the CPU's state first, so that the kicks made
+ * until the unload (scxk_kick_cpu) spare a dying CPU. */
+static __always_inline void scxk_restart_for_hotplug(s32 cpu, bool online)
+{
+	scxk_record_online(cpu, online);
+	if (online)
+		SCXK_BSTR_CALL(scxk_exit_for_hotplug, "CPU %d came online: restarting", cpu);
+	else
+		SCXK_BSTR_CALL(scxk_exit_for_hotplug, "CPU %d going offline: restarting", cpu);
+}
+
 #endif /* __SCXKIT_HOTPLUG_BPF_H */
