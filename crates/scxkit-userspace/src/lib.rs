@@ -64,6 +64,9 @@ pub fn run<P: Policy>(name: &'static str, opts: &FrameworkOpts, mut make_policy:
         metrics: METRIC_SETS,
         log_line: stats::log_line,
     }));
+    if let Some(done) = scxkit_bpf::info_mode(spec, &opts.common) {
+        return done;
+    }
     opts.check()?;
     memory::opt_out_of_numa_balancing();
     let mut resident = false;

@@ -40,7 +40,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 /// are served before CPU hogs, and work stays on the primary domain's cores until they are
 /// all busy.
 #[derive(Debug, Parser)]
-#[command(name = "scx_bpfland", version)]
+#[command(name = "scx_bpfland")]
 struct Opts {
     /// Base time slice, in microseconds.
     #[arg(long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_DEFAULT_US as u64,

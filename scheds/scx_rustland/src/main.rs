@@ -24,7 +24,7 @@ Troubleshooting:
 /// Interactive tasks first, with the policy in userspace: weighted vruntime, and tasks that
 /// often sleep of their own accord (games, audio, shells) are charged less of their runtime.
 #[derive(Debug, Parser)]
-#[command(name = "scx_rustland", version, after_help = TROUBLESHOOTING)]
+#[command(name = "scx_rustland", after_help = TROUBLESHOOTING)]
 struct Opts {
     /// Time slice when few tasks wait, in microseconds; it shrinks as more tasks wait per CPU,
     /// and in proportion to weight for tasks lighter than nice 0.

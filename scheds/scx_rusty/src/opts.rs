@@ -11,7 +11,7 @@ use scxkit_bpf::CommonOpts;
 /// last-level cache, a queue per domain, and a load balancer in userspace that moves tasks
 /// between nodes (only for a bigger imbalance) and then between the domains of a node.
 #[derive(Debug, Parser)]
-#[command(name = "scx_rusty", version)]
+#[command(name = "scx_rusty")]
 pub struct Opts {
     /// Make one domain per cache of this level (2: L2) instead of one per last-level cache.
     #[arg(long, value_name = "LEVEL", conflicts_with = "cpumasks",
