@@ -29,6 +29,8 @@ pub mod stats;
 
 pub use opts::FrameworkOpts;
 pub use policy::{Decision, Dispatcher, KernelView, Policy, QueuedTask, Target};
+/// Upstream's option names, for a scheduler that shares its name with an upstream one.
+pub use scxkit_bpf::upstream;
 
 use anyhow::Result;
 use scxkit::metrics::MetricDef;
