@@ -193,6 +193,27 @@ fn mismatch(set: &OptionSet, outcome: Result<(), String>) -> Option<String> {
     }
 }
 
+/// The README's heading of the section with the tables of upstream's options.
+const README_SECTION: &str = "### Upstream's options";
+
+/// The options of `unsupported` (and [`LIBBPF_OPTIONS`]) that the README's table for
+/// `scheduler` (the lines from `**scheduler**` to the next bold heading or section) does not
+/// name: as `--long` in backquotes, or by a wildcard such as `--timely-*`.
+pub fn undocumented(readme: &str, scheduler: &str, unsupported: &[Unsupported]) -> Vec<String> {
+    let section = readme.split_once(README_SECTION).map_or("", |(_, rest)| rest.split("\n## ").next().unwrap_or(""));
+    let table = section.split_once(&format!("**{scheduler}**")).map_or("", |(_, rest)| rest.split("\n**").next().unwrap_or(""));
+    let table = table.split("\n#").next().unwrap_or("");
+    let named = |text: &str, long: &str| {
+        text.contains(&format!("`--{long}`")) || text.split('`').any(|w| w.strip_prefix("--").and_then(|w| w.strip_suffix('*')).is_some_and(|p| long.starts_with(p)))
+    };
+    let missing_from = |options: &[Unsupported], text: &str| -> Vec<String> {
+        options.iter().filter(|u| !named(text, u.long)).map(|u| u.spelling()).collect()
+    };
+    let mut missing = missing_from(unsupported, table);
+    missing.extend(missing_from(LIBBPF_OPTIONS, section));
+    missing
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,6 +252,15 @@ mod tests {
         assert!(err.contains("upstream's --kconfig"), "{err}");
         // A short flag in a cluster is found too.
         assert!(parse(&["-ps", "5"]).unwrap_err().contains("--partial"));
+    }
+
+    #[test]
+    fn the_readme_table_must_name_each_refused_option() {
+        let readme = "## A\n### Upstream's options\n`--relaxed-maps`, `--pin-root-path`, `--kconfig`, `--btf-custom-path`, `--bpf-token-path`\n\
+                      **scx_test**\n| `-p`, `--partial` | refused |\n**scx_other**\n| `--throttle-us` |\n## B\n";
+        assert_eq!(undocumented(readme, "scx_test", UPSTREAM_ONLY), vec!["-t/--throttle-us"]);
+        let wildcard = readme.replace("`--partial`", "`--partial`, `--thr*`");
+        assert!(undocumented(&wildcard, "scx_test", UPSTREAM_ONLY).is_empty());
     }
 
     #[test]

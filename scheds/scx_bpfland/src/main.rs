@@ -277,6 +277,13 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_names_each_upstream_option_it_refuses() {
+        let readme = include_str!("../../../README.md");
+        let missing = scxkit_bpf::upstream::undocumented(readme, "scx_bpfland", UPSTREAM_ONLY);
+        assert!(missing.is_empty(), "not in the README's table for scx_bpfland: {missing:?}");
+    }
+
+    #[test]
     fn upstream_spellings_set_the_same_settings() {
         let o = parse(&["-s", "5000", "-S", "500", "-l", "6000", "-m", "none", "-c", "0", "-k"]).unwrap();
         assert_eq!((o.slice_us, o.slice_min_us(), o.slice_lag_us), (5000, 500, 6000));

@@ -123,6 +123,13 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_names_each_upstream_option_it_refuses() {
+        let readme = include_str!("../../../README.md");
+        let missing = upstream::undocumented(readme, "scx_rustland", UPSTREAM_ONLY);
+        assert!(missing.is_empty(), "not in the README's table for scx_rustland: {missing:?}");
+    }
+
+    #[test]
     fn upstream_spellings_set_the_same_settings() {
         let o = parse(&["-s", "5000", "-S", "500"]).unwrap();
         assert_eq!((o.slice_us, o.slice_us_min), (5000, 500));

@@ -181,6 +181,13 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_names_each_upstream_option_it_refuses() {
+        let readme = include_str!("../../../README.md");
+        let missing = scxkit_bpf::upstream::undocumented(readme, "scx_rusty", UPSTREAM_ONLY);
+        assert!(missing.is_empty(), "not in the README's table for scx_rusty: {missing:?}");
+    }
+
+    #[test]
     fn upstream_spellings_set_the_same_settings() {
         let o = parse(&["-C", "0x0f", "0xf0", "-D", "90.0", "-K", "50", "-f", "-r", "-g", "2"]).unwrap();
         assert_eq!(o.cpumasks, ["0x0f", "0xf0"]);
