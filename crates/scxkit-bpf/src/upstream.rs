@@ -125,7 +125,7 @@ where
     let mut command = with_hidden_args(T::command(), &refused);
     let matches = command.try_get_matches_from_mut(args)?;
     if let Some(option) = refused.iter().find(|u| u.asked_for(&matches)) {
-        let message = option.refusal(&command.get_name().to_string());
+        let message = option.refusal(command.get_name());
         return Err(command.error(ErrorKind::ArgumentConflict, message));
     }
     T::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
