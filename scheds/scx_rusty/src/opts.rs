@@ -124,7 +124,7 @@ impl Opts {
     }
 
     /// Refuses values out of range and options that contradict each other.
-    pub fn validate(&self) -> Result<()> {
+    pub fn check(&self) -> Result<()> {
         check_range("load-half-life", self.load_half_life, 0.001, 10.0)?;
         check_range("interval", self.interval, 0.1, 3600.0)?;
         // /proc/stat counts in 10 ms ticks: a shorter interval reads busy CPUs as idle.
@@ -168,7 +168,7 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Opts> {
         let opts = Opts::parse_from(std::iter::once("scx_rusty").chain(args.iter().copied()).map(String::from))?;
-        opts.validate()?;
+        opts.check()?;
         Ok(opts)
     }
 
