@@ -115,11 +115,15 @@ pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut
     }
 }
 
-/// Runs `--help-stats` or `--monitor` when asked: modes that load nothing, need no root, and
-/// ignore the scheduler's own options. A scheduler whose `main` checks its options before
+/// Runs `--version`, `--help-stats` or `--monitor` when asked: modes that load nothing, need
+/// no root, and ignore the scheduler's own options. A scheduler whose `main` checks its options before
 /// [`run`] calls this first: `if let Some(done) = info_mode(&SPEC, &opts.common) { return done; }`.
 pub fn info_mode(spec: &SchedulerSpec, opts: &CommonOpts) -> Option<Result<()>> {
-    crate::logging::init(opts.verbose);
+    crate::logging::init(opts.verbose > 0);
+    if opts.version {
+        print!("{}", crate::version::report(spec, &crate::version::KernelFeatures::probe(spec)));
+        return Some(Ok(()));
+    }
     if opts.metrics.help_stats {
         for set in spec.metrics {
             print!("{}", help_text(set));

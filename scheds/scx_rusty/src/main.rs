@@ -12,7 +12,6 @@ mod tuner;
 use anyhow::{bail, Context, Result};
 use balance::{LbJob, LbMaps, Shared};
 use bpf_skel::MainSkelBuilder;
-use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use opts::Opts;
 use scxkit::lb::{Balancer, Hierarchy, Mode};
@@ -47,11 +46,11 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 };
 
 fn main() -> Result<()> {
-    let opts = Opts::parse();
+    let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
     if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
         return done;
     }
-    opts.validate()?;
+    opts.check()?;
     scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, attempt))
 }
 
