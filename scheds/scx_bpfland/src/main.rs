@@ -92,7 +92,7 @@ struct Opts {
 }
 
 fn main() -> Result<()> {
-    let opts = Opts::parse();
+    let opts = scxkit_bpf::parse::<Opts>();
     if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
         return done;
     }

@@ -63,7 +63,7 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 }
 
 fn main() -> Result<()> {
-    let opts = Opts::parse();
+    let opts = scxkit_bpf::parse::<Opts>();
     if opts.slice_us_min > opts.slice_us {
         bail!("--slice-us-min ({} us) must not exceed --slice-us ({} us)", opts.slice_us_min, opts.slice_us);
     }

@@ -12,7 +12,6 @@ mod tuner;
 use anyhow::{bail, Context, Result};
 use balance::{LbJob, LbMaps, Shared};
 use bpf_skel::MainSkelBuilder;
-use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use opts::Opts;
 use scxkit::lb::{Balancer, Hierarchy, Mode};
@@ -47,7 +46,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 };
 
 fn main() -> Result<()> {
-    let opts = Opts::parse();
+    let opts = scxkit_bpf::parse::<Opts>();
     if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
         return done;
     }
