@@ -17,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 CACHE_DIR=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/rootfs
 SUITE=bookworm
-PACKAGES=systemd,systemd-sysv,dbus,bash,coreutils,procps,gcc,make,libc6-dev,util-linux,kmod,libelf1,zlib1g
+PACKAGES=systemd,systemd-sysv,udev,dbus,bash,coreutils,procps,gcc,make,libc6-dev,util-linux,kmod,libelf1,zlib1g
 IMAGE_SIZE=2G   # sparse: about 0.5 GB of it is used
 
 die() { echo "vm/rootfs: $*" >&2; exit 1; }
@@ -58,22 +58,26 @@ cat > "$root/usr/local/sbin/scxkit-guest" <<'SCRIPT'
 # Mounts the boot's payload disk (the scenario, its helpers, what it installs) and runs
 # its runner. The disk is the second namespace of the guest's NVMe controller.
 mkdir -p /scxkit
-mountpoint -q /scxkit || mount -o ro /dev/nvme0n2 /scxkit \
-    || { echo "scxkit-guest: cannot mount the payload disk /dev/nvme0n2"; exit 1; }
+for i in $(seq 50); do [ -b /dev/nvme0n2 ] && break; sleep 0.2; done
+mountpoint -q /scxkit || mount -o ro,noload /dev/nvme0n2 /scxkit \
+    || { echo "FAIL scxkit-guest: cannot mount the payload disk /dev/nvme0n2"; echo "SCXKIT_SCENARIO_EXIT=3"; poweroff -f; }
 exec bash /scxkit/debian-runner.sh
 SCRIPT
 chmod 755 "$root/usr/local/sbin/scxkit-guest"
 cat > "$root/etc/systemd/system/scxkit-guest.service" <<'UNIT'
 [Unit]
 Description=scxkit guest scenario
-Requires=dev-nvme0n2.device
-After=dev-nvme0n2.device basic.target
+After=basic.target
 
 [Service]
 Type=exec
 ExecStart=/usr/local/sbin/scxkit-guest
-StandardOutput=journal+console
-StandardError=journal+console
+# Straight to the serial console, unprefixed: the host reads result lines from their start.
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+TTYReset=no
+TTYVHangup=no
 
 [Install]
 WantedBy=multi-user.target
