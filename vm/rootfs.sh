@@ -34,11 +34,10 @@ root="$tmp/root"
 started_s=$SECONDS
 echo "vm/rootfs: building a Debian $SUITE root filesystem with systemd (mmdebstrap)" >&2
 
-# What the guest never needs is left out: documentation, translations and manuals except
-# scxkit's own (a scenario checks what the package installs).
+# What the guest never needs is left out: translations and info pages. (Documentation and
+# manuals stay: a scenario checks that the package installs its own, and excluding a
+# directory from dpkg makes a later package's file in it fail to unpack.)
 mmdebstrap --quiet --variant=minbase --include="$PACKAGES" \
-    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/scxkit/*' \
-    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-include=/usr/share/man/man8/scx*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
     --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
     "$SUITE" "$root" "$(mirror_uri)" >&2
