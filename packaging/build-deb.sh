@@ -34,7 +34,7 @@ gzip -9n "$docs"/man8/*
 
 if ! command -v cargo-deb >/dev/null; then
     echo "build-deb: installing cargo-deb (cargo install)" >&2
-    cargo install --quiet --locked cargo-deb
+    cargo install --quiet --locked cargo-deb --version 3.8.0
 fi
 cd "$top"
 cargo deb --quiet -p scxkit-package --no-build --profile "$profile" "${deb_opts[@]}" --output "$top/target/debian/" \

@@ -25,12 +25,20 @@ for b in "$top"/target/debug/scx_* "$top"/target/debug/scxkit-probe; do [ -x "$b
 
 . "$top/tests/lib/summary.sh"
 
+# The Debian package (debug binaries), built once, when a scenario on the Debian guest needs it.
+deb=""
+
 # A scenario may ask for its own guest on a first-lines comment, e.g. "# vm: --cpus 1 --icount".
+# One on the Debian guest ("--rootfs debian") finds the package at /root/scxkit.deb.
 run_scenario() {
-    local kernel=$1 scenario=$2 log=$3 vm_opts
+    local kernel=$1 scenario=$2 log=$3 vm_opts extra=()
     vm_opts=$(sed -n '1,5s/^# vm: //p' "$scenario" | head -n 1)
+    if [[ " $vm_opts " == *" --rootfs debian "* ]]; then
+        [ -n "$deb" ] || deb=$("$top/packaging/build-deb.sh" --profile dev)
+        extra=(--add "$deb:/root/scxkit.deb")
+    fi
     # shellcheck disable=SC2086 # vm_opts is a list of options
-    "$top/vm/run.sh" --kernel "$kernel" --timeout 900 $vm_opts "${bins[@]}" --log "$log" "$scenario" >/dev/null
+    "$top/vm/run.sh" --kernel "$kernel" --timeout 900 $vm_opts "${bins[@]}" "${extra[@]}" --log "$log" "$scenario" >/dev/null
 }
 
 # wanted_on SCENARIO KERNEL: whether the default run includes this pair.

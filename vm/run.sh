@@ -13,7 +13,9 @@
 #     --mem MB                  guest memory (default 2048)
 #     --timeout SECONDS         hard limit for the whole boot (default 600)
 #     --add BINARY|SRC:DST      put a file in the guest (repeatable): a BINARY in /usr/bin
-#                               (/usr/local/bin under Debian), SRC at the guest path DST
+#                               (under Debian in /scxkit/bin, last on the PATH, so that
+#                               what a package installs comes first), SRC at the guest
+#                               path DST
 #     --log FILE                also write the console to FILE
 #     --tcg-threads single|multi  one host thread for all vCPUs, or one each (default:
 #                               $SCXKIT_TCG_THREADS or multi; see the note below)
@@ -45,7 +47,7 @@ ICOUNT_SHIFT=2   # each guest instruction counts 2^2 ns
 icount=0
 
 # How long systemd may take to start the scenario's unit in the Debian guest, from the
-# start of a boot (about 30 s were seen in TCG); past that the boot is called stuck.
+# start of a boot (8 to 15 s were seen in TCG); past that the boot is called stuck.
 SYSTEMD_UP_LIMIT_S=240
 
 kernel=${SCXKIT_KERNEL:-7.3} rootfs=initramfs cpus=4 nodes=2 threads=1 mem_mb=2048 timeout_s=600 log="" adds=()
