@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs guest integration scenarios: builds the schedulers, boots each chosen kernel once per
-# scenario and reports PASS/FAIL lines.
+# Runs guest integration scenarios: builds the schedulers (and the Debian package, when a
+# scenario runs on the Debian guest), boots each chosen kernel once per scenario and reports
+# PASS/FAIL lines.
 #   tests/guest.sh [--kernel SERIES]... [SCENARIO...]
 # Defaults: kernels 6.19 and 7.3 (oldest and newest), every tests/guest/*.sh. A scenario may
 # narrow the default kernels on a first-lines comment, e.g. "# kernels: 7.3" for a long one
