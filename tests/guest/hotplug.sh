@@ -1,12 +1,13 @@
 # vm: --tcg-threads single
 # CPU hotplug storms under load, for every scheduler in one boot: one CPU, then all but CPU
 # 0, going off and on again, many times in a row: the arguments EVENTS and RUSTY_EVENTS
-# (defaults 60 and 8, to keep the suite short; vm/run.sh tests/guest/hotplug.sh -- 200 200
-# for the full storm, about 8 min plus 4 s a scx_rusty restart). A write that
-# does not return, or a hung task, ends the boot at once with the blocked tasks' stacks
-# (lib.sh: set_cpu_online, watch_hung_tasks). scx_simple, scx_bpfland and scx_rustland follow
-# each event without a restart (ops.cpu_online / ops.cpu_offline) and must stay attached
-# throughout; scx_rusty rebuilds its domains, so the kernel restarts it on each event.
+# (defaults 60 and 8, to keep the suite short; vm/run.sh --tcg-threads single ...
+# tests/guest/hotplug.sh -- 200 200 for the full storm, about 2 min per scheduler plus 6 s a
+# scx_rusty restart). A write that does not return, or a hung task, ends the boot at once
+# with the blocked tasks' stacks (lib.sh: set_cpu_online, watch_hung_tasks). scx_simple,
+# scx_bpfland and scx_rustland follow each event without a restart (ops.cpu_online /
+# ops.cpu_offline) and must stay attached throughout; scx_rusty rebuilds its domains, so it
+# asks for a restart on each event.
 . /scxkit/lib.sh
 EVENTS=${1:-60}
 RUSTY_EVENTS=${2:-8}
@@ -24,21 +25,6 @@ storm scx_simple simple "$EVENTS" follows
 # CPU 1 of the primary domain goes offline and back, by turns. (With the whole primary
 # domain going, 0x2: 100 events passed on 6.19 and 7.3, 200 met an RCU stall on 7.3.)
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
-# Open: under a storm, scx_rustland meets an RCU stall (rcu_preempt starved) that ejects it,
-# on 7.3 in every boot tried and on 6.19 in one of three; one event followed is checked in
-# scx_rustland.sh.
-if [ "${3:-}" = rustland ] || [ "${4:-}" = rustland ]; then
-    storm scx_rustland rustland "$EVENTS" follows
-else
-    skip "scx_rustland: $EVENTS hotplug events under load" \
-        "an RCU stall ejects it under a storm (open); run with: tests/guest/hotplug.sh -- 60 8 rustland"
-fi
-# Open: scx_rusty's restart path hung 6.19 (disable waiting for an RCU grace period while
-# the RCU kthread starved); one restart is checked in scx_rusty.sh and scx_rusty-4cpu.sh.
-if [ "${3:-}" = rusty ] || [ "${4:-}" = rusty ]; then
-    storm scx_rusty rusty "$RUSTY_EVENTS" restarts
-else
-    skip "scx_rusty: $RUSTY_EVENTS hotplug restarts under load" \
-        "a restart during a storm hung 6.19 (open); run with: tests/guest/hotplug.sh -- 60 8 rusty"
-fi
+storm scx_rustland rustland "$EVENTS" follows
+storm scx_rusty rusty "$RUSTY_EVENTS" restarts
 finish

@@ -10,6 +10,19 @@ expect_refused "empty --primary-domain refused" "empty cpumask" scx_bpfland --pr
 expect_refused "unknown option refused" "unexpected argument '--turbo'" scx_bpfland --turbo
 expect_refused "slice below the minimum refused" "must not exceed --slice-us" \
     scx_bpfland --slice-us 500 --slice-min-us 1000
+expect_refused "an upstream option it does not implement refused by name" \
+    "does not implement upstream's -p/--local-pcpu" scx_bpfland -m performance -p
+
+# --version reads this kernel; upstream's spellings (scx_loader's lowlatency preset) load.
+version=$(scx_bpfland --version 2>&1)
+if echo "$version" | grep -q "^sched_ext: yes, no scheduler loaded" && echo "$version" | grep -q "scx_bpf_dsq_insert: usable"; then
+    pass "--version says sched_ext is here and free, and which kfuncs are usable"
+else
+    fail "--version reads the kernel" "$version"
+fi
+start_sched "$LOG.upstream" scx_bpfland -s 5000 -S 500 -l 5000 -m performance
+expect_loaded "scx_bpfland -s 5000 -S 500 -l 5000 -m performance" bpfland "$LOG.upstream"
+expect_clean_exit "scx_bpfland (scx_loader's lowlatency preset)" "$LOG.upstream"
 
 # expect_partition LOG: the totals printed at exit count every dispatch once by path: each
 # call of ops.enqueue dispatched by exactly one path other than direct (counted apart).

@@ -23,14 +23,21 @@ check "Prometheus has per-level balancer costs" grep -q '^lb_attempts_total{sche
 check "Prometheus has the BPF-kept domain loads" grep -q '^domain_load{scheduler="scx_rusty",node="0",domain="0"}' /tmp/metrics
 # userspace_cpu: the value of userspace_cpu_seconds_total in /tmp/metrics.
 userspace_cpu() { awk '/^userspace_cpu_seconds_total/ { print $NF; exit }' /tmp/metrics; }
+# The counter holds whole seconds, so it may take a few seconds under load to grow.
 cpu0=$(userspace_cpu)
-sleep 3
-wget -q -O /tmp/metrics http://127.0.0.1:9000/metrics
-cpu1=$(userspace_cpu)
+cpu1=$cpu0
+waited_s=0
+while [ "$waited_s" -lt 6 ]; do
+    sleep 1
+    waited_s=$((waited_s + 1))
+    wget -q -O /tmp/metrics http://127.0.0.1:9000/metrics
+    cpu1=$(userspace_cpu)
+    [ -n "$cpu0" ] && [ -n "$cpu1" ] && awk "BEGIN { exit !($cpu1 > $cpu0) }" && break
+done
 if [ -n "$cpu0" ] && [ -n "$cpu1" ] && awk "BEGIN { exit !($cpu1 > $cpu0) }"; then
-    pass "Prometheus has userspace CPU time, growing: $cpu0 s, then $cpu1 s 3 s later"
+    pass "Prometheus has userspace CPU time, growing: $cpu0 s, then $cpu1 s ${waited_s} s later"
 else
-    fail "Prometheus's userspace CPU time grows" "'$cpu0' then '$cpu1' s"
+    fail "Prometheus's userspace CPU time grows" "'$cpu0' then '$cpu1' s, ${waited_s} s later"
 fi
 wait "$load"
 check "scx_rusty still loaded after 15 s of stress-ng" is_enabled

@@ -11,6 +11,7 @@
  *   to the CPU's own local queue, which a dying CPU still serves.
  * - A CPU on its way offline that still dispatches (7.x, see scxk_dispatching_cpu_leaving).
  * - Idle CPUs, which look for work only when woken (scxk_kick_idle_cpus).
+ * - Irq_work left on a dying CPU: a kick or a ring buffer's wakeup (scxk_this_cpu_leaving).
  */
 #ifndef __SCXKIT_HOTPLUG_BPF_H
 #define __SCXKIT_HOTPLUG_BPF_H
@@ -101,19 +102,56 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 	return leaving;
 }
 
+/* Whether the CPU running this is on its way offline, or offline (from ops.cpu_offline()
+ * until ops.cpu_online(), which bracket the whole teardown). Nothing may be left for its
+ * irq_work there: a kick (scx_bpf_kick_cpu queues it on the calling CPU) or a ring
+ * buffer's wakeup. Late in the teardown the CPU runs its irq_work no more, and an entry
+ * left pending blocks that irq_work for good: no later kick or wakeup of it is delivered,
+ * and the scheduler's unload spins in irq_work_sync. Seen under hotplug storms: a policy
+ * never woken again for its ring buffer, and an unload that never ended. */
+static __always_inline bool scxk_this_cpu_leaving(void)
+{
+	return scxk_cpu_offline(bpf_get_smp_processor_id());
+}
+
+/* Kicks `cpu` (scx_bpf_kick_cpu), unless the kernel cannot or this CPU is leaving (see
+ * scxk_this_cpu_leaving). */
+static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
+{
+	if (scx_bpf_kick_cpu_usable() && !scxk_this_cpu_leaving())
+		scx_bpf_kick_cpu(cpu, flags);
+}
+
 /* Wakes every idle CPU that is not offline, so that it looks for work (an idle CPU calls
- * ops.dispatch() only when woken). Not from ops.cpu_offline(): that runs on the dying CPU,
- * whose kick would stay pending there and stall the scheduler's unload (irq_work_sync). */
+ * ops.dispatch() only when woken). */
 static __always_inline void scxk_kick_idle_cpus(void)
 {
 	s32 cpu;
 
-	if (!scx_bpf_kick_cpu_usable())
+	if (!scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
 		return;
 	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
 		if (!scxk_cpu_offline(cpu))
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	}
+}
+
+static __always_inline void scxk_exit_for_hotplug(char *fmt, unsigned long long *data, u32 data__sz)
+{
+	scx_bpf_exit_bstr(SCX_ECODE_ACT_RESTART | SCX_ECODE_RSN_HOTPLUG, fmt, data, data__sz);
+}
+
+/* For a scheduler whose state cannot follow the online CPUs: call from ops.cpu_online() and
+ * ops.cpu_offline(). It asks for a restart with the code the kernel itself uses when a
+ * scheduler has no such callbacks, but records the CPU's state first, so that the kicks made
+ * until the unload (scxk_kick_cpu) spare a dying CPU. */
+static __always_inline void scxk_restart_for_hotplug(s32 cpu, bool online)
+{
+	scxk_record_online(cpu, online);
+	if (online)
+		SCXK_BSTR_CALL(scxk_exit_for_hotplug, "CPU %d came online: restarting", cpu);
+	else
+		SCXK_BSTR_CALL(scxk_exit_for_hotplug, "CPU %d going offline: restarting", cpu);
 }
 
 #endif /* __SCXKIT_HOTPLUG_BPF_H */

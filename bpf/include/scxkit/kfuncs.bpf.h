@@ -54,6 +54,7 @@ u64 scx_bpf_now(void) __ksym __weak;
 SCXK_KFUNC(s32, scx_bpf_create_dsq, (u64 dsq_id, s32 node))
 SCXK_KFUNC(void, scx_bpf_destroy_dsq, (u64 dsq_id))
 SCXK_KFUNC(s32, scx_bpf_dsq_nr_queued, (u64 dsq_id))
+SCXK_KFUNC(struct task_struct *, scx_bpf_dsq_peek, (u64 dsq_id))
 SCXK_KFUNC(void, scx_bpf_kick_cpu, (s32 cpu, u64 flags))
 SCXK_KFUNC(s32, scx_bpf_pick_idle_cpu, (const struct cpumask *cpus_allowed, u64 flags))
 SCXK_KFUNC(s32, scx_bpf_pick_any_cpu, (const struct cpumask *cpus_allowed, u64 flags))

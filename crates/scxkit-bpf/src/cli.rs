@@ -10,9 +10,15 @@ pub struct CommonOpts {
     #[arg(long, value_name = "SECONDS", value_parser = parse_interval_s)]
     pub stats: Option<f64>,
 
-    /// Verbose output: debug logs and libbpf's messages while loading.
-    #[arg(short, long)]
-    pub verbose: bool,
+    /// Verbose output: debug logs and libbpf's messages while loading (-vv, upstream's
+    /// spelling of more verbosity, means the same).
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Print the version, the git commit, and what this kernel offers the scheduler
+    /// (sched_ext, the kfuncs it uses), then exit. Needs no root; loads nothing.
+    #[arg(short = 'V', long)]
+    pub version: bool,
 
     /// Print the stats line of the scheduler already running, every SECONDS seconds, then
     /// exit when it stops. Needs no root; loads nothing.
@@ -20,9 +26,8 @@ pub struct CommonOpts {
     pub monitor: Option<f64>,
 
     /// Bytes of the kernel's debug dump to record when it ejects the scheduler on an error
-    /// (a stall, say); the dump is printed on exit.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_EXIT_DUMP_LEN,
-          value_parser = clap::value_parser!(u32).range(MIN_EXIT_DUMP_LEN as i64..=MAX_EXIT_DUMP_LEN as i64))]
+    /// (a stall, say); the dump is printed on exit. 0 is the default, as upstream's.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_EXIT_DUMP_LEN, value_parser = parse_exit_dump_len)]
     pub exit_dump_len: u32,
 
     /// The kernel ejects the scheduler when a runnable task has waited this long, in
@@ -42,6 +47,16 @@ pub const MIN_EXIT_DUMP_LEN: u32 = 256;
 pub const MAX_WATCHDOG_TIMEOUT_MS: u32 = 30_000;
 /// A shorter timeout is below a few scheduler ticks: it would eject a healthy scheduler.
 pub const MIN_WATCHDOG_TIMEOUT_MS: u32 = 100;
+
+/// Upstream's 0 asks for the kernel's default length.
+fn parse_exit_dump_len(text: &str) -> Result<u32, String> {
+    let bytes: u32 = text.parse().map_err(|_| format!("'{text}' is not a number of bytes"))?;
+    match bytes {
+        0 => Ok(DEFAULT_EXIT_DUMP_LEN),
+        MIN_EXIT_DUMP_LEN..=MAX_EXIT_DUMP_LEN => Ok(bytes),
+        _ => Err(format!("must be 0 (the default, {DEFAULT_EXIT_DUMP_LEN}) or {MIN_EXIT_DUMP_LEN} to {MAX_EXIT_DUMP_LEN}, got {bytes}")),
+    }
+}
 
 fn parse_watchdog_timeout_ms(text: &str) -> Result<u32, String> {
     let ms: u32 = text.parse().map_err(|_| format!("'{text}' is not a number of milliseconds"))?;
@@ -85,6 +100,14 @@ mod tests {
         assert!(parse_interval_s("abc").unwrap_err().contains("'abc'"));
         assert!(parse_interval_s("NaN").is_err());
         assert!(parse_interval_s("inf").is_err());
+    }
+
+    #[test]
+    fn exit_dump_len_parsing() {
+        assert_eq!(parse_exit_dump_len("0"), Ok(DEFAULT_EXIT_DUMP_LEN));
+        assert_eq!(parse_exit_dump_len("4096"), Ok(4096));
+        assert!(parse_exit_dump_len("1").unwrap_err().contains("must be 0"));
+        assert!(parse_exit_dump_len("x").is_err());
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //! each page says what `--help` says. Every scheduler parses its command line with
 //! [`parse`]: it adds the hidden option `--generate-docs DIR`, with which the binary writes
 //! its manual and completions and exits (packaging/build-deb.sh asks every scheduler so).
+//! The manual is made from the scheduler's own definition: upstream's spellings that it
+//! refuses (crate::upstream) stay out of it.
 
 use anyhow::{Context, Result};
-use clap::{value_parser, Arg, ArgAction, Command, Parser};
+use clap::{value_parser, Arg, ArgAction, ArgMatches, Command, Parser};
 use clap_complete::Shell;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -17,25 +19,33 @@ pub const MAN_SECTION: &str = "8";
 /// Parses the command line into the scheduler's options `T`, exiting with clap's message
 /// and status 2 on a bad option. With `--generate-docs DIR`, writes the man page and the
 /// completions under DIR (see [`write_docs`]), prints their paths and exits instead.
+/// (A scheduler that refuses upstream's options parses with [`crate::upstream::parse`],
+/// which does the same.)
 pub fn parse<T: Parser>() -> T {
     let mut command = with_docs_option(T::command());
     let mut matches = command.get_matches_mut();
-    if let Some(dir) = matches.get_one::<PathBuf>(GENERATE_DOCS) {
-        match write_docs(T::command(), dir) {
-            Ok(written) => {
-                written.iter().for_each(|path| println!("{}", path.display()));
-                std::process::exit(0);
-            }
-            Err(err) => {
-                eprintln!("error: {err:#}");
-                std::process::exit(1);
-            }
-        }
-    }
+    exit_if_asked::<T>(&matches);
     T::from_arg_matches_mut(&mut matches).unwrap_or_else(|err| err.format(&mut command).exit())
 }
 
-fn with_docs_option(command: Command) -> Command {
+/// With `--generate-docs DIR` on the command line (`matches`), writes `T`'s manual and
+/// completions, prints their paths and exits; otherwise returns.
+pub(crate) fn exit_if_asked<T: Parser>(matches: &ArgMatches) {
+    let Some(dir) = matches.try_get_one::<PathBuf>(GENERATE_DOCS).ok().flatten() else { return };
+    match write_docs(T::command(), dir) {
+        Ok(written) => {
+            written.iter().for_each(|path| println!("{}", path.display()));
+            std::process::exit(0);
+        }
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// `command` with the hidden `--generate-docs DIR`.
+pub(crate) fn with_docs_option(command: Command) -> Command {
     command.arg(
         Arg::new(GENERATE_DOCS)
             .long(GENERATE_DOCS)

@@ -73,6 +73,33 @@ fn wait_until_settled(cpu_sysfs: &Path, limit: Duration) -> bool {
     true
 }
 
+/// How many times a read of the machine's state is tried while CPUs keep going on or offline.
+const READ_TRIES_WHILE_HOTPLUG: u32 = 20;
+
+/// Reads the hotplug sequence, then what `read` reads (the topology), once no CPU is going
+/// on or offline; again when a read fails while the sequence moved (a CPU's topology
+/// directory vanishes as it goes offline, mid-read), at most [`READ_TRIES_WHILE_HOTPLUG`]
+/// times. The kernel refuses an attach when the sequence moved after its first read.
+pub fn read_between_events<T>(read: impl Fn() -> Result<T>) -> Result<(u64, T)> {
+    read_between(read_hotplug_seq, read, wait_until_cpus_settle)
+}
+
+fn read_between<T>(seq: impl Fn() -> Result<u64>, read: impl Fn() -> Result<T>, settle: impl Fn()) -> Result<(u64, T)> {
+    let mut tries = 0;
+    loop {
+        settle();
+        tries += 1;
+        let before = seq()?;
+        match read() {
+            Ok(value) => return Ok((before, value)),
+            Err(e) if tries < READ_TRIES_WHILE_HOTPLUG && seq()? != before => {
+                info!("CPUs went on or offline while reading ({e:#}); reading again");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Notices, while a scheduler is attached, that CPUs went on or offline.
 pub struct HotplugWatch {
     seq: u64,
@@ -133,5 +160,47 @@ mod tests {
         assert!(!wait_until_settled(&root, Duration::from_millis(100)));
         assert!(start.elapsed() >= Duration::from_millis(100));
         fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// A fake machine: its hotplug sequence, and a read that fails while `failing` reads are left.
+    struct Churn {
+        seq: std::cell::Cell<u64>,
+        failing: std::cell::Cell<u32>,
+        moves_seq: bool,
+    }
+
+    impl Churn {
+        fn read(&self) -> Result<&'static str> {
+            if self.failing.get() == 0 {
+                return Ok("topology");
+            }
+            self.failing.set(self.failing.get() - 1);
+            if self.moves_seq {
+                self.seq.set(self.seq.get() + 1);
+            }
+            anyhow::bail!("cpu3/topology: No such file or directory")
+        }
+    }
+
+    #[test]
+    fn a_read_that_fails_while_cpus_change_is_tried_again() {
+        let churn = Churn { seq: 7.into(), failing: 3.into(), moves_seq: true };
+        let (seq, value) = read_between(|| Ok(churn.seq.get()), || churn.read(), || ()).unwrap();
+        assert_eq!((seq, value), (10, "topology"), "the sequence read before the read that worked");
+    }
+
+    #[test]
+    fn a_read_that_fails_with_no_hotplug_is_an_error_at_once() {
+        let churn = Churn { seq: 7.into(), failing: 1.into(), moves_seq: false };
+        let err = read_between(|| Ok(churn.seq.get()), || churn.read(), || ()).unwrap_err();
+        assert!(err.to_string().contains("No such file"), "{err:#}");
+        assert_eq!(churn.failing.get(), 0, "tried once");
+    }
+
+    #[test]
+    fn endless_churn_ends_in_the_last_error() {
+        let churn = Churn { seq: 0.into(), failing: u32::MAX.into(), moves_seq: true };
+        assert!(read_between(|| Ok(churn.seq.get()), || churn.read(), || ()).is_err());
+        assert_eq!(u32::MAX - churn.failing.get(), READ_TRIES_WHILE_HOTPLUG);
     }
 }

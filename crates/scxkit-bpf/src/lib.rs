@@ -25,6 +25,8 @@ pub mod publisher;
 pub mod restart;
 pub mod runner;
 pub mod sysfs_state;
+pub mod upstream;
+pub mod version;
 
 pub use cli::CommonOpts;
 pub use compat::KernelBtf;

@@ -7,7 +7,7 @@ use crate::backends;
 use crate::cli::CommonOpts;
 use crate::compat::KernelBtf;
 use crate::exit_info::{dump_map_entries, ExitInfo, EXIT_DUMP_MAP};
-use crate::hotplug::{self, read_hotplug_seq, HotplugWatch};
+use crate::hotplug::{self, HotplugWatch};
 use crate::jobs::{Deadline, Jobs};
 use crate::monitor::{run_monitor, StatsServer};
 use crate::publisher::Publisher;
@@ -115,11 +115,15 @@ pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut
     }
 }
 
-/// Runs `--help-stats` or `--monitor` when asked: modes that load nothing, need no root, and
-/// ignore the scheduler's own options. A scheduler whose `main` checks its options before
+/// Runs `--version`, `--help-stats` or `--monitor` when asked: modes that load nothing, need
+/// no root, and ignore the scheduler's own options. A scheduler whose `main` checks its options before
 /// [`run`] calls this first: `if let Some(done) = info_mode(&SPEC, &opts.common) { return done; }`.
 pub fn info_mode(spec: &SchedulerSpec, opts: &CommonOpts) -> Option<Result<()>> {
-    crate::logging::init(opts.verbose);
+    crate::logging::init(opts.verbose > 0);
+    if opts.version {
+        print!("{}", crate::version::report(spec, &crate::version::KernelFeatures::probe(spec)));
+        return Some(Ok(()));
+    }
     if opts.metrics.help_stats {
         for set in spec.metrics {
             print!("{}", help_text(set));
@@ -186,9 +190,8 @@ impl<'s, 'a> Attempt<'s, 'a> {
     /// Reads the hotplug sequence, then the topology: a CPU going on or offline after the
     /// first read makes the kernel refuse the attach and ask for a restart.
     fn begin(session: &'s mut Session<'a>) -> Result<Attempt<'s, 'a>> {
-        hotplug::wait_until_cpus_settle();
-        let hotplug_seq = read_hotplug_seq()?;
-        let topology = Topology::from_system().context("reading the CPU topology")?;
+        let (hotplug_seq, topology) =
+            hotplug::read_between_events(Topology::from_system).context("reading the CPU topology")?;
         session.publisher.reset_counters();
         if let Some(ms) = std::env::var(TEST_DELAY_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
             info!("{TEST_DELAY_ENV}: waiting {ms} ms before loading (hotplug seq {hotplug_seq})");

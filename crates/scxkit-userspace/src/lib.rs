@@ -29,6 +29,8 @@ pub mod stats;
 
 pub use opts::FrameworkOpts;
 pub use policy::{Decision, Dispatcher, KernelView, Policy, QueuedTask, Target};
+/// Upstream's option names, for a scheduler that shares its name with an upstream one.
+pub use scxkit_bpf::upstream;
 
 use anyhow::Result;
 use scxkit::metrics::MetricDef;
@@ -64,6 +66,9 @@ pub fn run<P: Policy>(name: &'static str, opts: &FrameworkOpts, mut make_policy:
         metrics: METRIC_SETS,
         log_line: stats::log_line,
     }));
+    if let Some(done) = scxkit_bpf::info_mode(spec, &opts.common) {
+        return done;
+    }
     opts.check()?;
     memory::opt_out_of_numa_balancing();
     let mut resident = false;

@@ -23,6 +23,20 @@ const MAX_POLL: Duration = Duration::from_millis(100);
 fn max_poll(fallback_after_ms: u64) -> Duration {
     MAX_POLL.min(Duration::from_millis(fallback_after_ms) / 4)
 }
+/// Waits up to `wait` for messages and reads them. A poll that times out reads too: a
+/// message may come without a wakeup (sent from a CPU on its way offline, see
+/// scxkit/hotplug.bpf.h), and would otherwise wait for the next one that has a wakeup.
+fn read_ring(ring: &libbpf_rs::RingBuffer, wait: Duration) -> Result<()> {
+    let mut read = ring.poll_raw(wait);
+    if read == 0 {
+        read = ring.consume_raw();
+    }
+    if read < 0 && read != -libc::EINTR {
+        return Err(std::io::Error::from_raw_os_error(-read)).context("reading the ring buffer");
+    }
+    Ok(())
+}
+
 /// Messages the kernel's ring buffer can hold at most: the inbox never grows past this.
 const INBOX_CAPACITY: usize = intf::USCHED_RING_BYTES as usize / std::mem::size_of::<intf::usched_task>();
 
@@ -125,10 +139,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     let step = |wait: Duration| -> Result<()> {
         // From before the poll: the ring buffer's callback (decoding, the inbox) counts too.
         let faults_before = thread_page_faults();
-        let polled = ring.poll_raw(wait.min(poll_limit));
-        if polled < 0 && polled != -libc::EINTR {
-            return Err(std::io::Error::from_raw_os_error(-polled)).context("polling the ring buffer");
-        }
+        read_ring(&ring, wait.min(poll_limit))?;
         heartbeat += 1;
         SharedState::store(field!(shared, user_heartbeat), heartbeat);
         batch.extend(inbox.borrow_mut().drain(..));

@@ -111,11 +111,13 @@ impl Cpumask {
         &self.words
     }
 
-    /// Parses a hex mask of any length: `0xff`, `ff000`, or sysfs's comma-separated 32-bit
-    /// groups (`00000000,0000ffff`). Bits past `nr_cpus` are refused.
+    /// Parses a hex mask of any length: `0xff`, `ff000`, sysfs's comma-separated 32-bit
+    /// groups (`00000000,0000ffff`), or digits grouped by underscores as upstream's
+    /// documentation writes them (`0xff_00ff`). Bits past `nr_cpus` are refused.
     pub fn parse_hex(text: &str, nr_cpus: usize) -> Result<Cpumask> {
         let trimmed = text.trim();
         let digits = trimmed.strip_prefix("0x").or_else(|| trimmed.strip_prefix("0X")).unwrap_or(trimmed);
+        let digits = &digits.replace('_', "");
         if digits.is_empty() {
             bail!("empty cpumask '{text}': expected hex digits such as 0xff");
         }
@@ -224,6 +226,7 @@ mod tests {
         assert_eq!(Cpumask::parse_hex("ff000", 20).unwrap().to_list(), "12-19");
         assert_eq!(Cpumask::parse_hex("0x00fff", 20).unwrap().to_list(), "0-11");
         assert_eq!(Cpumask::parse_hex("0", 4).unwrap().weight(), 0);
+        assert_eq!(Cpumask::parse_hex("0xff_00ff", 24).unwrap().to_list(), "0-7,16-23");
     }
 
     #[test]

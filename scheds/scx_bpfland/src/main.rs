@@ -12,6 +12,7 @@ use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use scxkit::cpuset::resolve_cpu_set;
 use scxkit::{Cpumask, Topology};
 use scxkit::metrics::static_layout;
+use scxkit_bpf::upstream::{Instead::{self, Nearest, Nothing}, Unsupported};
 use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
 use std::time::Duration;
@@ -38,35 +39,46 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 
 /// An interactive-first scheduler: tasks that often block by themselves (games, audio, UI)
 /// are served before CPU hogs, and work stays on the primary domain's cores until they are
-/// all busy.
+/// all busy. Upstream's spellings of these options are accepted too (README: "Upstream's
+/// options"); its options that scx_bpfland does not implement are refused by name.
 #[derive(Debug, Parser)]
-#[command(name = "scx_bpfland", version)]
+#[command(name = "scx_bpfland")]
 struct Opts {
     /// Base time slice, in microseconds.
-    #[arg(long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_DEFAULT_US as u64,
+    #[arg(short = 's', long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_DEFAULT_US as u64,
           value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
     slice_us: u64,
 
     /// Smallest slice a task is ever given, in microseconds.
-    #[arg(long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_MIN_DEFAULT_US as u64,
-          value_parser = clap::value_parser!(u64).range(10..=1_000_000))]
+    #[arg(short = 'L', long, visible_alias = "slice-us-min", value_name = "US",
+          default_value_t = intf::BPFLAND_SLICE_MIN_DEFAULT_US as u64,
+          value_parser = clap::value_parser!(u64).range(SLICE_MIN_LEAST_US..=1_000_000))]
     slice_min_us: u64,
+
+    /// Upstream's -S: with a value, its older spelling of --slice-min-us (scx_loader's
+    /// lowlatency preset passes `-S 500`); alone, its newer --sticky-tasks (refused).
+    #[arg(short = 'S', value_name = "US", num_args = 0..=1, hide = true, conflicts_with = "slice_min_us",
+          value_parser = clap::value_parser!(u64).range(SLICE_MIN_LEAST_US..=1_000_000))]
+    upstream_s: Option<Option<u64>>,
 
     /// Most unused (or overrun) slice carried to a task's next slice, and most vruntime
     /// credit a sleeper brings back, in microseconds.
-    #[arg(long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_LAG_DEFAULT_US as u64,
+    #[arg(short = 'l', long, visible_alias = "slice-us-lag", value_name = "US",
+          default_value_t = intf::BPFLAND_SLICE_LAG_DEFAULT_US as u64,
           value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     slice_lag_us: u64,
 
-    /// Voluntary context switches per second at or above which a task is interactive.
-    #[arg(long, value_name = "PER_S", default_value_t = intf::BPFLAND_NVCSW_THRESHOLD_DEFAULT as u64,
-          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    /// Voluntary context switches per second at or above which a task is interactive; 0:
+    /// no task is (upstream's `-c 0`).
+    #[arg(short = 'c', long, visible_alias = "nvcsw-max-thresh", value_name = "PER_S",
+          default_value_t = intf::BPFLAND_NVCSW_THRESHOLD_DEFAULT as u64,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     nvcsw_threshold: u64,
 
     /// CPUs to keep work on until they are all busy: a hex cpumask (0x00fff, ff000) or
     /// all, performance (fastest cores), powersave (most efficient cores), auto
-    /// (performance on hybrid machines, else all).
-    #[arg(long, value_name = "CPUMASK", default_value = "all")]
+    /// (performance on hybrid machines, else all); none is all (upstream's "no preference").
+    #[arg(short = 'm', long, value_name = "CPUMASK", default_value = "all", value_parser = parse_primary_domain)]
     primary_domain: String,
 
     /// How long every primary CPU must have been busy before work overflows to the other
@@ -76,7 +88,7 @@ struct Opts {
     overflow_delay_us: u64,
 
     /// Dispatch per-CPU kernel threads straight to their CPU, ahead of everything queued.
-    #[arg(long)]
+    #[arg(short = 'k', long)]
     local_kthreads: bool,
 
     /// Never let a waking interactive task preempt a regular one.
@@ -91,19 +103,86 @@ struct Opts {
     common: CommonOpts,
 }
 
+/// The least --slice-min-us, in microseconds.
+const SLICE_MIN_LEAST_US: u64 = 10;
+/// What `--nvcsw-threshold 0` gives BPF: a rate no task reaches (BPF compares with four
+/// times the threshold, so it must stay far below u64::MAX / 4).
+const NVCSW_THRESHOLD_NEVER: u64 = 1 << 40;
+
+/// Upstream's `-S` alone, and its long name.
+const STICKY_TASKS: Unsupported = Unsupported::flag("sticky-tasks", Some('S'), Nothing("tasks are not kept on their CPU by their rate of enqueues"));
+const TIMELY: Instead = Nothing("slices are fixed: --slice-us, with what is left or overrun carried over up to --slice-lag-us");
+
+/// Upstream's options (sched-ext/scx 1.1.2 and the older ones presets still pass) that
+/// scx_bpfland does not implement.
+const UPSTREAM_ONLY: &[Unsupported] = &[
+    Unsupported::value("throttle-us", Some('t'), Nothing("CPUs are never throttled")).same_as_scxkit_for(&["0"]),
+    Unsupported::value("idle-resume-us", Some('I'), Nothing("the CPUs' idle QoS is left as it is")).same_as_scxkit_for(&["-1"]),
+    Unsupported::flag("local-pcpu", Some('p'), Nothing("per-CPU tasks wait in the queues with the others (a task kept off the primary domain by its affinity waits on its own CPU)")),
+    Unsupported::flag("no-wake-sync", Some('w'), Nothing("there is no direct dispatch on synchronous wakeups to turn off")),
+    Unsupported { short: None, ..STICKY_TASKS },
+    Unsupported::flag("preferred-idle-scan", Some('P'), Nothing("idle CPUs are tried in the kernel's order: the previous CPU, a whole idle core, the same cache, the same node")),
+    Unsupported::flag("disable-smt", None, Nothing("a whole idle SMT core is always preferred")),
+    Unsupported::flag("disable-numa", None, Nothing("an idle CPU of the same node is always preferred")),
+    Unsupported::flag("cpufreq", Some('f'), Nothing("CPU frequency is left to the kernel's governor")),
+    Unsupported::flag("timely", Some('T'), TIMELY),
+    Unsupported::value("timely-tlow-us", None, TIMELY),
+    Unsupported::value("timely-thigh-us", None, TIMELY),
+    Unsupported::value("timely-gain-min", None, TIMELY),
+    Unsupported::value("timely-gain-step", None, TIMELY),
+    Unsupported::value("timely-hai-thresh", None, TIMELY),
+    Unsupported::value("timely-hai-multiplier", None, TIMELY),
+    Unsupported::value("timely-backoff-low", None, TIMELY),
+    Unsupported::value("timely-backoff-high", None, TIMELY),
+    Unsupported::value("timely-backoff-gradient", None, TIMELY),
+    Unsupported::value("timely-gradient-margin-us", None, TIMELY),
+    Unsupported::value("timely-control-interval-us", None, TIMELY),
+    Unsupported::flag("debug", Some('d'), Nearest("-v/--verbose (debug logs and libbpf's messages; nothing goes to trace_pipe)")),
+    Unsupported::flag("lowlatency", None, Nearest("a shorter slice, e.g. -s 5000 -l 5000 (what scx_loader's lowlatency preset passes now)")),
+];
+
+/// Upstream's "none" (no preferred CPUs) is scx_bpfland's "all".
+fn parse_primary_domain(text: &str) -> Result<String, String> {
+    Ok(if text.trim() == "none" { "all".into() } else { text.to_string() })
+}
+
+impl Opts {
+    /// Parses the command line, refusing upstream options scx_bpfland does not implement.
+    fn parse_from<I: IntoIterator<Item = String>>(args: I) -> Result<Opts, clap::Error> {
+        scxkit_bpf::upstream::try_parse_from(UPSTREAM_ONLY, args)
+    }
+
+    /// Refuses what the parser cannot see: options that contradict each other.
+    fn check(&self) -> Result<()> {
+        if self.upstream_s == Some(None) {
+            bail!(STICKY_TASKS.refusal("scx_bpfland"));
+        }
+        if self.slice_min_us() > self.slice_us {
+            bail!(
+                "--slice-min-us ({}) must not exceed --slice-us ({}); the default --slice-min-us is {}",
+                self.slice_min_us(),
+                self.slice_us,
+                intf::BPFLAND_SLICE_MIN_DEFAULT_US
+            );
+        }
+        Ok(())
+    }
+
+    fn slice_min_us(&self) -> u64 {
+        self.upstream_s.flatten().unwrap_or(self.slice_min_us)
+    }
+
+    fn nvcsw_threshold(&self) -> u64 {
+        if self.nvcsw_threshold == 0 { NVCSW_THRESHOLD_NEVER } else { self.nvcsw_threshold }
+    }
+}
+
 fn main() -> Result<()> {
-    let opts = scxkit_bpf::parse::<Opts>();
+    let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
     if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
         return done;
     }
-    if opts.slice_min_us > opts.slice_us {
-        bail!(
-            "--slice-min-us ({}) must not exceed --slice-us ({}); the default --slice-min-us is {}",
-            opts.slice_min_us,
-            opts.slice_us,
-            intf::BPFLAND_SLICE_MIN_DEFAULT_US
-        );
-    }
+    opts.check()?;
     let watch = watch::Watch::new(&opts.watch_pid)?;
     scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, &watch, attempt))
 }
@@ -144,9 +223,9 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
     scxkit_bpf::prepare_ops!(attempt, open.struct_ops.bpfland_ops_mut(), open.open_object_mut())?;
     let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
     rodata.slice_ns = opts.slice_us * 1000;
-    rodata.slice_min_ns = opts.slice_min_us * 1000;
+    rodata.slice_min_ns = opts.slice_min_us() * 1000;
     rodata.slice_lag_ns = opts.slice_lag_us * 1000;
-    rodata.nvcsw_threshold = opts.nvcsw_threshold;
+    rodata.nvcsw_threshold = opts.nvcsw_threshold();
     rodata.overflow_delay_ns = opts.overflow_delay_us * 1000;
     rodata.local_kthreads = opts.local_kthreads;
     rodata.preempt_enabled = !opts.no_preempt;
@@ -173,4 +252,46 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
         });
     }
     attempt.monitor(skel.object(), link, stats, jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The option sets upstream's presets and documentation pass, with what each must give.
+    const OPTION_SETS: &str = include_str!("../../../tests/fixtures/upstream-option-sets.txt");
+
+    fn parse(args: &[&str]) -> Result<Opts, String> {
+        let args = std::iter::once("scx_bpfland").chain(args.iter().copied()).map(String::from);
+        let opts = Opts::parse_from(args).map_err(|e| e.to_string())?;
+        opts.check().map_err(|e| e.to_string())?;
+        Ok(opts)
+    }
+
+    #[test]
+    fn upstream_option_sets_are_accepted_or_refused_as_the_readme_says() {
+        let wrong = scxkit_bpf::upstream::mismatches(OPTION_SETS, "scx_bpfland", |args| {
+            parse(&args.iter().map(String::as_str).collect::<Vec<_>>()).map(|_| ())
+        });
+        assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn the_readme_names_each_upstream_option_it_refuses() {
+        let readme = include_str!("../../../README.md");
+        let missing = scxkit_bpf::upstream::undocumented(readme, "scx_bpfland", UPSTREAM_ONLY);
+        assert!(missing.is_empty(), "not in the README's table for scx_bpfland: {missing:?}");
+    }
+
+    #[test]
+    fn upstream_spellings_set_the_same_settings() {
+        let o = parse(&["-s", "5000", "-S", "500", "-l", "6000", "-m", "none", "-c", "0", "-k"]).unwrap();
+        assert_eq!((o.slice_us, o.slice_min_us(), o.slice_lag_us), (5000, 500, 6000));
+        assert_eq!((o.primary_domain.as_str(), o.nvcsw_threshold(), o.local_kthreads), ("all", NVCSW_THRESHOLD_NEVER, true));
+        let o = parse(&["--slice-us-lag", "7000", "--slice-us-min", "700", "--nvcsw-max-thresh", "5"]).unwrap();
+        assert_eq!((o.slice_lag_us, o.slice_min_us(), o.nvcsw_threshold()), (7000, 700, 5));
+        assert_eq!(parse(&["-L", "300"]).unwrap().slice_min_us(), 300);
+        assert!(parse(&["-L", "300", "-S", "400"]).unwrap_err().contains("cannot be used with"));
+        assert!(parse(&["-S", "-m", "all"]).unwrap_err().contains("upstream's -S/--sticky-tasks"));
+    }
 }

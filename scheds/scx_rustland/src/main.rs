@@ -6,6 +6,7 @@ mod policy;
 use anyhow::{bail, Result};
 use clap::Parser;
 use policy::{Rustland, Settings};
+use scxkit_userspace::upstream::{self, Instead::Nothing, Unsupported};
 use scxkit_userspace::FrameworkOpts;
 
 const TROUBLESHOOTING: &str = "\
@@ -23,17 +24,19 @@ Troubleshooting:
 
 /// Interactive tasks first, with the policy in userspace: weighted vruntime, and tasks that
 /// often sleep of their own accord (games, audio, shells) are charged less of their runtime.
+/// Upstream's spellings of these options are accepted too (README: "Upstream's options");
+/// its options that scx_rustland does not implement are refused by name.
 #[derive(Debug, Parser)]
-#[command(name = "scx_rustland", version, after_help = TROUBLESHOOTING)]
+#[command(name = "scx_rustland", after_help = TROUBLESHOOTING)]
 struct Opts {
     /// Time slice when few tasks wait, in microseconds; it shrinks as more tasks wait per CPU,
     /// and in proportion to weight for tasks lighter than nice 0.
-    #[arg(long, value_name = "US", default_value_t = 20_000,
+    #[arg(short = 's', long, value_name = "US", default_value_t = 20_000,
           value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
     slice_us: u64,
 
     /// Smallest time slice, however many tasks wait and however light the task, in microseconds.
-    #[arg(long, value_name = "US", default_value_t = 1_000,
+    #[arg(short = 'S', long, value_name = "US", default_value_t = 1_000,
           value_parser = clap::value_parser!(u64).range(50..=1_000_000))]
     slice_us_min: u64,
 
@@ -55,6 +58,28 @@ struct Opts {
     framework: FrameworkOpts,
 }
 
+/// Upstream's options (sched-ext/scx 1.1.2) that scx_rustland does not implement.
+const UPSTREAM_ONLY: &[Unsupported] = &[
+    Unsupported::flag("percpu-local", Some('l'), Nothing("per-CPU kernel threads go straight to their CPU; other tasks allowed on one CPU go through the policy")),
+    Unsupported::flag("numa-local", Some('n'), Nothing("tasks are not placed by their preferred NUMA node")),
+    Unsupported::flag("partial", Some('p'), Nothing("every task is switched to scx_rustland")),
+];
+
+impl Opts {
+    /// Parses the command line, refusing upstream options scx_rustland does not implement.
+    fn parse_from<I: IntoIterator<Item = String>>(args: I) -> Result<Opts, clap::Error> {
+        upstream::try_parse_from(UPSTREAM_ONLY, args)
+    }
+
+    /// Refuses options that contradict each other.
+    fn check(&self) -> Result<()> {
+        if self.slice_us_min > self.slice_us {
+            bail!("--slice-us-min ({} us) must not exceed --slice-us ({} us)", self.slice_us_min, self.slice_us);
+        }
+        self.framework.check()
+    }
+}
+
 fn parse_rate(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(rate) if rate.is_finite() && rate >= 0.0 => Ok(rate),
@@ -63,10 +88,8 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 }
 
 fn main() -> Result<()> {
-    let opts = scxkit_bpf::parse::<Opts>();
-    if opts.slice_us_min > opts.slice_us {
-        bail!("--slice-us-min ({} us) must not exceed --slice-us ({} us)", opts.slice_us_min, opts.slice_us);
-    }
+    let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
+    opts.check()?;
     let settings = Settings {
         slice_ns: opts.slice_us * 1000,
         slice_min_ns: opts.slice_us_min * 1000,
@@ -75,4 +98,41 @@ fn main() -> Result<()> {
         watch: opts.watch_pid.clone(),
     };
     scxkit_userspace::run("scx_rustland", &opts.framework, |_| Ok(Rustland::new(settings.clone())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The option sets upstream's presets and documentation pass, with what each must give.
+    const OPTION_SETS: &str = include_str!("../../../tests/fixtures/upstream-option-sets.txt");
+
+    fn parse(args: &[&str]) -> Result<Opts, String> {
+        let args = std::iter::once("scx_rustland").chain(args.iter().copied()).map(String::from);
+        let opts = Opts::parse_from(args).map_err(|e| e.to_string())?;
+        opts.check().map_err(|e| e.to_string())?;
+        Ok(opts)
+    }
+
+    #[test]
+    fn upstream_option_sets_are_accepted_or_refused_as_the_readme_says() {
+        let wrong = upstream::mismatches(OPTION_SETS, "scx_rustland", |args| {
+            parse(&args.iter().map(String::as_str).collect::<Vec<_>>()).map(|_| ())
+        });
+        assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn the_readme_names_each_upstream_option_it_refuses() {
+        let readme = include_str!("../../../README.md");
+        let missing = upstream::undocumented(readme, "scx_rustland", UPSTREAM_ONLY);
+        assert!(missing.is_empty(), "not in the README's table for scx_rustland: {missing:?}");
+    }
+
+    #[test]
+    fn upstream_spellings_set_the_same_settings() {
+        let o = parse(&["-s", "5000", "-S", "500"]).unwrap();
+        assert_eq!((o.slice_us, o.slice_us_min), (5000, 500));
+        assert!(parse(&["-s", "500", "-S", "1000"]).unwrap_err().contains("must not exceed"));
+    }
 }

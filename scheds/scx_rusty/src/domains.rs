@@ -10,7 +10,7 @@ use scxkit::{Cpumask, Topology};
 /// left out (a restart follows their return), and a domain left without CPUs is dropped.
 /// One -C mask: hex, naming at least one CPU.
 fn parse_cpumask_opt(text: &str, nr_cpus: usize) -> Result<Cpumask> {
-    let what = || format!("-C/--cpumasks '{text}' (one hex mask per -C; repeat -C for more domains)");
+    let what = || format!("-C/--cpumasks '{text}' (one hex mask per domain: -C 0x0f -C 0xf0, or -C 0x0f 0xf0)");
     let mask = Cpumask::parse_hex(text, nr_cpus).with_context(what)?;
     if mask.is_empty() {
         bail!("-C/--cpumasks '{text}' names no CPU");
@@ -58,6 +58,6 @@ mod tests {
         let err = parse_cpumask_opt("0x0", 4).unwrap_err().to_string();
         assert!(err.contains("'0x0' names no CPU"), "{err}");
         let err = format!("{:#}", parse_cpumask_opt("0x3,0xc", 4).unwrap_err());
-        assert!(err.contains("repeat -C"), "{err}");
+        assert!(err.contains("one hex mask per domain"), "{err}");
     }
 }

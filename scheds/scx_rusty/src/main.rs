@@ -46,11 +46,11 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 };
 
 fn main() -> Result<()> {
-    let opts = scxkit_bpf::parse::<Opts>();
+    let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
     if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
         return done;
     }
-    opts.validate()?;
+    opts.check()?;
     scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, attempt))
 }
 

@@ -69,7 +69,10 @@ impl Tuner {
 pub fn decide(config: &TunerConfig, doms: &[Cpumask], util: &BTreeMap<usize, f64>) -> Tuning {
     let dom_util: Vec<f64> = doms.iter().map(|d| average(d.iter().filter_map(|c| util.get(&c).copied()))).collect();
     let fully_utilized = average(util.values().copied()) >= FULLY_UTILIZED_RATIO;
-    let under = |limit: f64| dom_util.iter().enumerate().filter(|(_, &u)| u < limit).fold(0u64, |set, (d, _)| set | 1 << d);
+    // A limit of 100% takes every domain (upstream's "100 enables always").
+    let under = |limit: f64| {
+        dom_util.iter().enumerate().filter(|(_, &u)| u < limit || limit >= 1.0).fold(0u64, |set, (d, _)| set | 1 << d)
+    };
     Tuning {
         direct_greedy_doms: under(config.direct_greedy_under),
         kick_greedy_doms: under(config.kick_greedy_under),
@@ -112,6 +115,13 @@ mod tests {
         let t = decide(&config(), &doms(), &util);
         assert!(t.fully_utilized);
         assert_eq!((t.direct_greedy_doms, t.kick_greedy_doms, t.slice_ns), (0, 0, 1_000_000));
+    }
+
+    #[test]
+    fn a_limit_of_100_percent_takes_every_domain() {
+        let util = BTreeMap::from([(0, 1.0), (1, 1.0), (2, 0.6), (3, 0.2)]);
+        let t = decide(&TunerConfig { kick_greedy_under: 1.0, ..config() }, &doms(), &util);
+        assert_eq!((t.direct_greedy_doms, t.kick_greedy_doms), (0b10, 0b11));
     }
 
     #[test]

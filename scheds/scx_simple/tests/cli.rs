@@ -74,3 +74,28 @@ fn help_names_units_and_defaults() {
     assert!(stdout.contains("in microseconds") && stdout.contains("[default: 20000]"), "{stdout}");
     assert!(stdout.contains("--enable-prometheus") && stdout.contains("--statsd"), "{stdout}");
 }
+
+/// The commit `git` says this tree is at, when the tests run inside git.
+fn head_commit() -> Option<String> {
+    let out = Command::new("git").args(["rev-parse", "--short", "HEAD"]).current_dir(env!("CARGO_MANIFEST_DIR")).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[test]
+fn version_names_the_commit_and_what_the_kernel_offers_without_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_scx_simple"))
+        .arg("--version")
+        .env("SCXKIT_TEST_SCHED_EXT_SYSFS", dir.path().join("missing"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with(&format!("scx_simple {} (scxkit, git ", env!("CARGO_PKG_VERSION"))), "{stdout}");
+    if let (Some(commit), None) = (head_commit(), option_env!("SCXKIT_GIT_COMMIT")) {
+        // A commit made since the build is not named; `cargo test` builds again first.
+        assert!(stdout.contains(&format!("git {commit})")), "HEAD is {commit}: {stdout}");
+    }
+    assert!(stdout.contains("\nkernel: "), "{stdout}");
+    assert!(stdout.contains("sched_ext: no (") && stdout.contains("kfuncs: none (no sched_ext)"), "{stdout}");
+}

@@ -15,6 +15,14 @@ struct {
 	__uint(max_entries, USCHED_RING_BYTES);
 } from_user SEC(".maps");
 
+/* How a message wakes the policy: at once, except from a CPU on its way offline, whose
+ * wakeup could stay pending for good (see scxk_this_cpu_leaving); the policy's loop then
+ * reads it on its next turn, within its longest sleep. */
+static __always_inline u64 wakeup_flags(void)
+{
+	return scxk_this_cpu_leaving() ? BPF_RB_NO_WAKEUP : 0;
+}
+
 /* Hands p to userspace; false when there is no room (the caller queues it itself). */
 static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_flags)
 {
@@ -37,7 +45,7 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 	msg->flags = 0;
 	tctx->run_ns = 0;
 	tctx->custody_seq = tctx->enq_seq;
-	bpf_ringbuf_submit(msg, 0);
+	bpf_ringbuf_submit(msg, wakeup_flags());
 	__sync_fetch_and_add(&nr_sent, 1);
 	scxk_count(&stats, USCHED_STAT_SENT);
 	return true;
@@ -57,7 +65,7 @@ static void nudge_user(void)
 	__builtin_memset(msg, 0, sizeof(*msg));
 	msg->flags = USCHED_MSG_NUDGE;
 	nudge_pending = 1;
-	bpf_ringbuf_submit(msg, 0);
+	bpf_ringbuf_submit(msg, wakeup_flags());
 	scxk_count(&stats, USCHED_STAT_NUDGE);
 }
 

@@ -23,7 +23,8 @@ enum bpfland_consts {
 	BPFLAND_NVCSW_MIN_WINDOW_MS = 10,
 	/* task_ctx.wake_preempt when select_cpu did not run for the current wakeup. */
 	BPFLAND_WAKE_UNSEEN = 2,
-	/* When no regular task has been served for this long, the regular queue goes first. */
+	/* When a regular task has waited this long, or no regular task has been served for this
+	 * long, the regular queue goes first. */
 	BPFLAND_STARVATION_MS = 100,
 	/* Tasks queued this long with no CPU taking any: CPUs outside the primary domain take
 	 * them (see queues_unserved). */
@@ -74,6 +75,8 @@ struct task_ctx {
 	u64 nvcsw_rate;
 	/* Runtime charged to the task so far, ns (shown by --watch-pid). */
 	u64 runtime_ns;
+	/* When it was last put in a queue, ns. */
+	u64 queued_ns;
 	/* Set by select_cpu for the wakeup it handled: 1 when the task may preempt (no idle CPU
 	 * was found and the waker is not about to sleep), 0 when it may not; cleared by the
 	 * enqueue that follows. Left at WAKE_UNSEEN when the kernel skipped select_cpu (a task

@@ -11,6 +11,7 @@
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/exit_info.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/context.bpf.h>
 #include "intf.h"
 
 /* Written by userspace before load; the defaults live in intf.h. */
@@ -58,10 +59,38 @@ s32 BPF_STRUCT_OPS(bpfland_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 	return cpu;
 }
 
+/* Whether a wakeup may preempt, from what select_cpu said of it. Where select_cpu did not
+ * run (the kernel skips it for a task allowed on one CPU: on a one-CPU machine, for every
+ * task), a wakeup from an interrupt may (a timer, a device); one from a task may not, as
+ * that task often sleeps next (a pipe hand-off): see cut_waker_slice. Where the kernel
+ * cannot tell the two apart, it may. */
+static __always_inline bool wakeup_may_preempt(u32 wake_preempt, u64 enq_flags)
+{
+	if (!(enq_flags & SCX_ENQ_WAKEUP) || !wake_preempt)
+		return false;
+	if (wake_preempt != BPFLAND_WAKE_UNSEEN)
+		return true;
+	return !scxk_context_known() || scxk_in_interrupt();
+}
+
+/* An interactive task woken by the regular task running here, which did not preempt it:
+ * the waker keeps at most the minimum slice, so that it either sleeps first, as a pipe's
+ * writer does, or gives way soon. */
+static __always_inline void cut_waker_slice(void)
+{
+	struct task_struct *waker = bpf_get_current_task_btf();
+	struct cpu_ctx *cctx = cpu_ctx_get(bpf_get_smp_processor_id());
+
+	if (!cctx || !cctx->running_regular || !(waker->scx.flags & SCX_TASK_QUEUED))
+		return;
+	if (waker->scx.slice > slice_min_ns)
+		scxk_set_slice(waker, slice_min_ns);
+}
+
 void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
-	bool may_preempt;
+	bool may_preempt, unseen_from_task;
 	s32 cpu;
 
 	scxk_count(&stats, BPFLAND_STAT_ENQUEUE);
@@ -72,8 +101,9 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	tctx->slice_ns = task_slice(tctx);
-	/* What select_cpu said of this wakeup; it may not have run (see WAKE_UNSEEN). */
-	may_preempt = tctx->wake_preempt != 0 && (enq_flags & SCX_ENQ_WAKEUP);
+	may_preempt = wakeup_may_preempt(tctx->wake_preempt, enq_flags);
+	unseen_from_task = !may_preempt && tctx->wake_preempt == BPFLAND_WAKE_UNSEEN &&
+			   (enq_flags & SCX_ENQ_WAKEUP);
 	tctx->wake_preempt = BPFLAND_WAKE_UNSEEN;
 
 	if (local_kthreads && is_per_cpu_kthread(p)) {
@@ -90,8 +120,8 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, tctx->slice_ns, enq_flags);
 		/* An idle CPU there may sleep through the insert until its next interrupt
 		 * (tickless): wake it. */
-		if (scx_bpf_kick_cpu_usable() && cpu != bpf_get_smp_processor_id())
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		if (cpu != bpf_get_smp_processor_id())
+			scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
 	if (!(enq_flags & SCX_ENQ_WAKEUP) && run_on_idle(p, tctx->slice_ns, enq_flags))
@@ -100,6 +130,8 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	if (preempt_enabled && tctx->interactive && may_preempt && preempt_for(p, tctx->slice_ns, enq_flags))
 		return;
+	if (preempt_enabled && tctx->interactive && unseen_from_task)
+		cut_waker_slice();
 	queue_task(p, tctx, tctx->slice_ns, enq_flags);
 }
 

@@ -166,6 +166,7 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 				   enq_flags | (tctx->interactive ? SCX_ENQ_HEAD : 0));
 		return;
 	}
+	tctx->queued_ns = bpf_ktime_get_ns();
 	scx_bpf_dsq_insert_vtime(p, tctx->interactive ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ,
 				 slice, task_vtime(p), enq_flags);
 	if (wait_starts)
@@ -175,26 +176,72 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 /* When a regular task was last taken from the regular queue, ns. */
 static u64 regular_served_ns;
 
-static __always_inline bool consume_regular(u64 now)
+/* Takes the regular queue's first task; a turn for a task that waited too long
+ * (`overdue`) does not count as serving the queue, whose next task may be a fresh one. */
+static __always_inline bool consume_regular(u64 now, bool overdue)
 {
 	if (!scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ))
 		return false;
-	regular_served_ns = now;
+	if (!overdue)
+		regular_served_ns = now;
 	return true;
 }
 
+/* Decides, for the first task p of the regular queue, whether the regular queue goes first
+ * (see regular_starving); if so, cuts that task's turn to the minimum slice. */
+static __always_inline bool starving_head(struct task_struct *p, u64 now, bool none_served)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	u64 overdue_at;
+
+	if (!tctx)
+		return none_served;
+	overdue_at = tctx->queued_ns + BPFLAND_STARVATION_MS * NSEC_PER_MSEC;
+	if (!none_served && (!tctx->queued_ns || !time_before(overdue_at, now)))
+		return false;
+	tctx->slice_ns = slice_min_ns;
+	scxk_set_slice(p, slice_min_ns);
+	return true;
+}
+
+/* Whether the regular queue goes before waiting interactive tasks: its first task has waited
+ * BPFLAND_STARVATION_MS, or no regular task was served for that long. The first rule bounds
+ * each task's wait (the second alone lets N regular tasks wait about N times as long, one
+ * served per period); the first task is about the longest waiting, as one queued again
+ * after its turn has the larger vruntime. Such a turn is cut to the minimum slice: N regular
+ * tasks then take little from the interactive ones. */
+static __always_inline bool regular_starving(u64 now, bool none_served)
+{
+	struct task_struct *p;
+
+	if (!scx_bpf_dsq_nr_queued_usable() || !scx_bpf_dsq_nr_queued(BPFLAND_PRIO_DSQ))
+		return false;
+	if (scx_bpf_dsq_peek_usable()) {
+		p = scx_bpf_dsq_peek(BPFLAND_SHARED_DSQ);
+		return p && starving_head(p, now, none_served);
+	}
+	if (scxk_dsq_walk_usable()) {
+		bpf_for_each(scx_dsq, p, BPFLAND_SHARED_DSQ, 0)
+			return starving_head(p, now, none_served);
+		return false;
+	}
+	return none_served;
+}
+
 /* Moves the next task to this CPU's local queue: interactive first, unless the regular
- * queue has not been served for BPFLAND_STARVATION_MS. (Serving it on a fixed share of
- * dispatches instead put a hog's whole slice ahead of waiting interactive tasks.) */
+ * queue is starving (regular_starving). (Serving it on a fixed share of dispatches instead
+ * put a hog's whole slice ahead of waiting interactive tasks.) */
 static __always_inline bool consume(s32 cpu)
 {
 	u64 now = bpf_ktime_get_ns();
+	bool none_served = now - regular_served_ns > BPFLAND_STARVATION_MS * NSEC_PER_MSEC;
 	bool taken;
 
-	if (now - regular_served_ns > BPFLAND_STARVATION_MS * NSEC_PER_MSEC && consume_regular(now))
+	if (regular_starving(now, none_served) && consume_regular(now, !none_served))
 		taken = true;
 	else
-		taken = scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now);
+		taken = scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now, false);
 	/* Only the primary domain's serving ends a wait: CPUs outside it, once they help,
 	 * help until the queues are empty. */
 	if (taken && in_primary(cpu))

@@ -15,7 +15,9 @@ enum rusty_consts {
 	/* Defaults of the CLI options (microseconds, percent, tasks). */
 	RUSTY_SLICE_UNDERUTIL_DEFAULT_US = 20000,
 	RUSTY_SLICE_OVERUTIL_DEFAULT_US = 1000,
-	RUSTY_GREEDY_UNDER_DEFAULT_PCT = 90,
+	RUSTY_DIRECT_GREEDY_UNDER_DEFAULT_PCT = 90,
+	/* 100: kick always, as upstream's scx_rusty does by default. */
+	RUSTY_KICK_GREEDY_UNDER_DEFAULT_PCT = 100,
 	RUSTY_GREEDY_THRESHOLD_DEFAULT = 1,
 	/* Weight of a nice-0 task (p->scx.weight). */
 	RUSTY_WEIGHT_NICE0 = 100,

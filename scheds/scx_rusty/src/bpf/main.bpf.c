@@ -11,6 +11,7 @@
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/exit_info.bpf.h>
+#include <scxkit/hotplug.bpf.h>
 #include "intf.h"
 
 /* Written by userspace before load; the defaults live in intf.h. */
@@ -64,8 +65,8 @@ static __always_inline void keep_last_task(struct task_struct *p, u64 enq_flags,
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
-	if ((enq_flags & SCX_ENQ_LAST) && cpu_dom(cpu) == dom && scx_bpf_kick_cpu_usable())
-		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	if ((enq_flags & SCX_ENQ_LAST) && cpu_dom(cpu) == dom)
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 }
 
 void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
@@ -248,6 +249,17 @@ static __always_inline s32 build_dom_mask(struct dom_mask_slot *slot, u32 dom)
 	return 0;
 }
 
+/* The domains are the topology's: a hotplug event needs a restart, which rebuilds them. */
+void BPF_STRUCT_OPS(rusty_cpu_online, s32 cpu)
+{
+	scxk_restart_for_hotplug(cpu, true);
+}
+
+void BPF_STRUCT_OPS(rusty_cpu_offline, s32 cpu)
+{
+	scxk_restart_for_hotplug(cpu, false);
+}
+
 s32 BPF_STRUCT_OPS_SLEEPABLE(rusty_init)
 {
 	u32 dom;
@@ -295,6 +307,8 @@ struct sched_ext_ops rusty_ops = {
 	.enable = (void *)rusty_enable,
 	.init_task = (void *)rusty_init_task,
 	.exit_task = (void *)rusty_exit_task,
+	.cpu_online = (void *)rusty_cpu_online,
+	.cpu_offline = (void *)rusty_cpu_offline,
 	.init = (void *)rusty_init,
 	.exit = (void *)rusty_exit,
 	/* The kernel's idle tracking serves the idle-CPU selection. A CPU's last task, let go

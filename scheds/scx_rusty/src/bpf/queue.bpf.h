@@ -47,7 +47,7 @@ static __always_inline bool kick_idle_in(struct task_struct *p, u32 dom)
 	cpu = scx_bpf_select_cpu_and(p, scx_bpf_task_cpu(p), 0, cpus, 0);
 	if (cpu < 0)
 		return false;
-	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 	return true;
 }
 
