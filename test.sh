@@ -13,4 +13,6 @@ cargo test --quiet --manifest-path "$top/Cargo.toml" --workspace
 python3 -m unittest discover --quiet -s "$top/bench" -p 'test_*.py'
 [ "${1:-}" = "--host" ] && exit 0
 echo "==== guest tests"
+# The Debian guest's root filesystem (cached; about a minute to build on a fresh machine).
+"$top/vm/rootfs.sh" >/dev/null
 "$top/tests/guest.sh"

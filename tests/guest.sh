@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs guest integration scenarios: builds the schedulers, boots each chosen kernel once per
-# scenario and reports PASS/FAIL lines.
+# Runs guest integration scenarios: builds the schedulers (and the Debian package, when a
+# scenario runs on the Debian guest), boots each chosen kernel once per scenario and reports
+# PASS/FAIL lines.
 #   tests/guest.sh [--kernel SERIES]... [SCENARIO...]
 # Defaults: kernels 6.19 and 7.3 (oldest and newest), every tests/guest/*.sh. A scenario may
 # narrow the default kernels on a first-lines comment, e.g. "# kernels: 7.3" for a long one
@@ -25,12 +26,20 @@ for b in "$top"/target/debug/scx_* "$top"/target/debug/scxkit-probe; do [ -x "$b
 
 . "$top/tests/lib/summary.sh"
 
+# The Debian package (debug binaries), built once, when a scenario on the Debian guest needs it.
+deb=""
+
 # A scenario may ask for its own guest on a first-lines comment, e.g. "# vm: --cpus 1 --icount".
+# One on the Debian guest ("--rootfs debian") finds the package at /root/scxkit.deb.
 run_scenario() {
-    local kernel=$1 scenario=$2 log=$3 vm_opts
+    local kernel=$1 scenario=$2 log=$3 vm_opts extra=()
     vm_opts=$(sed -n '1,5s/^# vm: //p' "$scenario" | head -n 1)
+    if [[ " $vm_opts " == *" --rootfs debian "* ]]; then
+        [ -n "$deb" ] || deb=$("$top/packaging/build-deb.sh" --profile dev)
+        extra=(--add "$deb:/root/scxkit.deb")
+    fi
     # shellcheck disable=SC2086 # vm_opts is a list of options
-    "$top/vm/run.sh" --kernel "$kernel" --timeout 900 $vm_opts "${bins[@]}" --log "$log" "$scenario" >/dev/null
+    "$top/vm/run.sh" --kernel "$kernel" --timeout 900 $vm_opts "${bins[@]}" "${extra[@]}" --log "$log" "$scenario" >/dev/null
 }
 
 # wanted_on SCENARIO KERNEL: whether the default run includes this pair.

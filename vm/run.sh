@@ -3,19 +3,28 @@
 #
 #   vm/run.sh [options] SCENARIO [-- ARGS...]
 #     --kernel SERIES|VERSION   guest kernel (default: $SCXKIT_KERNEL or 7.3)
+#     --rootfs initramfs|debian the guest's userspace: busybox in an initramfs, /init running
+#                               the scenario (default); or Debian with systemd as PID 1
+#                               (vm/rootfs.sh), a unit running the scenario once systemd
+#                               is up. There a scenario may reboot the guest (reboot_guest
+#                               in vm/guest/lib.sh) and runs again after, in the same run.
 #     --cpus N --nodes N --threads N   topology: N CPUs over NODES sockets = NUMA nodes,
 #                               THREADS SMT siblings per core (default 4, 2, 1)
 #     --mem MB                  guest memory (default 2048)
 #     --timeout SECONDS         hard limit for the whole boot (default 600)
-#     --add BINARY|SRC:DST      put a file in the guest (repeatable)
+#     --add BINARY|SRC:DST      put a file in the guest (repeatable): a BINARY in /usr/bin
+#                               (under Debian in /scxkit/bin, last on the PATH, so that
+#                               what a package installs comes first), SRC at the guest
+#                               path DST
 #     --log FILE                also write the console to FILE
 #     --tcg-threads single|multi  one host thread for all vCPUs, or one each (default:
 #                               $SCXKIT_TCG_THREADS or multi; see the note below)
 #     --icount                  reproducible mode: the guest clock counts executed
 #                               instructions (4 ns each), not host time; implies
 #                               single-threaded TCG, overriding --tcg-threads
-# Streams the console, returns the scenario's exit status (124 on timeout, 125 when the
-# guest ended without reporting one) and leaves no QEMU running.
+# Streams the console, returns the scenario's exit status (124 on timeout, or when systemd
+# did not come up in time, 125 when the guest ended without reporting one) and leaves no
+# QEMU running.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -37,10 +46,15 @@ tcg_threads=${SCXKIT_TCG_THREADS:-multi}
 ICOUNT_SHIFT=2   # each guest instruction counts 2^2 ns
 icount=0
 
-kernel=${SCXKIT_KERNEL:-7.3} cpus=4 nodes=2 threads=1 mem_mb=2048 timeout_s=600 log="" adds=()
+# How long systemd may take to start the scenario's unit in the Debian guest, from the
+# start of a boot (8 to 15 s were seen in TCG); past that the boot is called stuck.
+SYSTEMD_UP_LIMIT_S=240
+
+kernel=${SCXKIT_KERNEL:-7.3} rootfs=initramfs cpus=4 nodes=2 threads=1 mem_mb=2048 timeout_s=600 log="" adds=()
 while [ $# -gt 0 ]; do
     case $1 in
         --kernel) kernel=$2; shift 2 ;;
+        --rootfs) rootfs=$2; shift 2 ;;
         --cpus) cpus=$2; shift 2 ;;
         --nodes) nodes=$2; shift 2 ;;
         --threads) threads=$2; shift 2 ;;
@@ -60,11 +74,28 @@ scenario=$1; shift
 [ -f "$scenario" ] || die "no such scenario: $scenario"
 (( cpus % (nodes * threads) == 0 )) || die "--cpus $cpus is not a multiple of nodes*threads ($nodes*$threads)"
 case $tcg_threads in single|multi) ;; *) die "--tcg-threads must be single or multi, not '$tcg_threads'" ;; esac
+case $rootfs in initramfs|debian) ;; *) die "--rootfs must be initramfs or debian, not '$rootfs'" ;; esac
 (( mem_mb % nodes == 0 )) || die "--mem $mem_mb is not divisible by --nodes $nodes"
 
 kdir=$("$here/kernel.sh" "$kernel")
 work=$(mktemp -d); trap 'kill "$(cat "$work/qemu.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
-"$here/initramfs.sh" "$work/initrd.gz" "$kdir" "$scenario" "${adds[@]}"
+# What the kernel boots: an initramfs holding everything, or the Debian image (never written:
+# the guest writes to an overlay of this boot) and a payload disk with the scenario.
+append="console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off sysctl.kernel.hung_task_timeout_secs=45"
+if [ "$rootfs" = initramfs ]; then
+    "$here/initramfs.sh" "$work/initrd.gz" "$kdir" "$scenario" "${adds[@]}"
+    boot=(-kernel "$kdir/bzImage" -initrd "$work/initrd.gz" -append "$append -- $*" -no-reboot)
+else
+    image=$("$here/rootfs.sh")
+    qemu-img create -q -f qcow2 -b "$image" -F raw "$work/root.qcow2"
+    "$here/payload.sh" "$work/payload.img" "$kdir" "$scenario" "$*" "${adds[@]}"
+    # One NVMe controller, two namespaces: the root is always nvme0n1, the payload nvme0n2.
+    boot=(-kernel "$kdir/bzImage" -append "$append root=/dev/nvme0n1 rw systemd.show_status=auto"
+          -drive "file=$work/root.qcow2,if=none,id=root,format=qcow2"
+          -drive "file=$work/payload.img,if=none,id=payload,format=raw,readonly=on"
+          -device nvme,id=nvme0,serial=scxkit -device nvme-ns,drive=root,bus=nvme0,nsid=1
+          -device nvme-ns,drive=payload,bus=nvme0,nsid=2)
+fi
 
 cores=$(( cpus / nodes / threads ))
 numa=()
@@ -80,7 +111,7 @@ if [ "$icount" -eq 1 ]; then
 else
     accel=(-accel "tcg,thread=$tcg_threads")
 fi
-echo "vm/run: Linux $(cat "$kdir/release"), $cpus CPUs ($nodes nodes x $cores cores x $threads threads), ${accel[*]}, timeout ${timeout_s}s" >&2
+echo "vm/run: Linux $(cat "$kdir/release") on $rootfs, $cpus CPUs ($nodes nodes x $cores cores x $threads threads), ${accel[*]}, timeout ${timeout_s}s" >&2
 console="$work/console.log"
 : > "$console"
 # The guest powers itself off once the scenario reports; a guest whose hotplug is stuck
@@ -91,20 +122,40 @@ POWEROFF_GRACE_S=20
     timeout -k 10 "$timeout_s" qemu-system-x86_64 \
         "${accel[@]}" -cpu max -m "${mem_mb}M" \
         -smp "cpus=$cpus,sockets=$nodes,cores=$cores,threads=$threads" "${numa[@]}" \
-        -kernel "$kdir/bzImage" -initrd "$work/initrd.gz" \
-        -append "console=ttyS0 panic=-1 quiet loglevel=4 mitigations=off -- $*" \
-        -nographic -no-reboot -serial mon:stdio -nic none -pidfile "$work/qemu.pid" </dev/null 2>&1 \
+        "${boot[@]}" -nographic -serial mon:stdio -nic none -pidfile "$work/qemu.pid" </dev/null 2>&1 \
         | stdbuf -oL tr -d '\r' | sed -u 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee -a "$console" ${log:+"$log"}
     echo "${PIPESTATUS[0]}" > "$work/qemu.rc"
 ) &
 guest=$!
 reported_at=""
+# The Debian guest: when the current boot began (the start, or the scenario's last reboot),
+# empty once systemd has started the scenario's unit in it.
+booting_since=$SECONDS
+stop_guest() { kill "$(cat "$work/qemu.pid" 2>/dev/null)" 2>/dev/null; }
 while kill -0 "$guest" 2>/dev/null; do
     sleep 1
+    # A panicking kernel reboots (panic=-1), which the Debian guest allows: end it instead.
+    if grep -aq 'end Kernel panic' "$console"; then
+        echo "vm/run: the guest kernel panicked; stopping it" >&2
+        sleep 1; stop_guest; break
+    fi
+    if [ "$rootfs" = debian ]; then
+        ups=$(grep -ac '^scxkit-guest: systemd is up' "$console" || true)
+        reboots=$(grep -ac '^scxkit-guest: rebooting' "$console" || true)
+        if [ "$ups" -gt "$reboots" ]; then booting_since=""
+        elif [ -z "$booting_since" ]; then booting_since=$SECONDS
+        elif [ $((SECONDS - booting_since)) -ge "$SYSTEMD_UP_LIMIT_S" ]; then
+            why="HANG systemd did not start the scenario's unit within ${SYSTEMD_UP_LIMIT_S} s of boot $((reboots + 1)) (no 'scxkit-guest: systemd is up' line); the console's end above says what it was waiting for"
+            tail -n 25 "$console" >&2
+            echo "vm/run: $why" >&2
+            [ -z "$log" ] || echo "$why" >> "$log"
+            stop_guest; wait "$guest"; exit 124
+        fi
+    fi
     [ -n "$reported_at" ] || ! grep -aq 'SCXKIT_SCENARIO_EXIT=' "$console" || reported_at=$SECONDS
     if [ -n "$reported_at" ] && [ $((SECONDS - reported_at)) -ge "$POWEROFF_GRACE_S" ]; then
         echo "vm/run: the guest reported but did not power off within ${POWEROFF_GRACE_S}s; stopping it" >&2
-        kill "$(cat "$work/qemu.pid" 2>/dev/null)" 2>/dev/null
+        stop_guest
         break
     fi
 done

@@ -6,26 +6,17 @@ set -euo pipefail
 
 PACKAGES=(clang-19 llvm-19 libclang-19-dev libelf-dev zlib1g-dev pkg-config make
           qemu-system-x86 busybox-static bpftool stress-ng rt-tests cpio gzip
-          prometheus gnuplot-nox)
+          prometheus gnuplot-nox mmdebstrap qemu-utils)
 SOURCES_FILE=/etc/apt/sources.list.d/scxkit-trixie-backports.sources
 PIN_FILE=/etc/apt/preferences.d/scxkit-trixie-backports
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-mirror_uri() {
-    # The first URIs: line of the system's own Debian source, so no host is hard-coded here.
-    local uri
-    uri=$(grep -h '^URIs:' /etc/apt/sources.list.d/debian.sources 2>/dev/null | grep -v security | head -n1 | awk '{print $2}')
-    if [ -z "$uri" ]; then
-        uri=$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null | grep -v security | head -n1 | awk '{print $2}')
-    fi
-    [ -n "$uri" ] || { echo "setup: cannot find the Debian mirror in the apt sources" >&2; exit 1; }
-    echo "$uri"
-}
+. "$(dirname "$0")/lib/mirror.sh"
 
 add_trixie_backports() {
     [ -f "$SOURCES_FILE" ] && return 0
-    local uri; uri=$(mirror_uri)
+    local uri; uri=$(mirror_uri) || exit 1
     sudo_if_needed tee "$SOURCES_FILE" >/dev/null <<SRC
 Types: deb
 URIs: $uri

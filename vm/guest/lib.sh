@@ -1,7 +1,26 @@
-# Helpers for guest scenarios (busybox sh). Source with: . /scxkit/lib.sh
+# Helpers for guest scenarios (busybox sh in the initramfs, bash in the Debian guest).
+# Source with: . /scxkit/lib.sh
 # Every check prints "PASS name" or "FAIL name: why"; `finish` exits non-zero if any failed.
 
-SCXK_FAILS=0
+# The Debian guest keeps what a scenario leaves for its next boot here (the initramfs has
+# no such thing): the failures so far, the number of boots.
+GUEST_STATE=/var/lib/scxkit-guest
+REBOOT_FLAG=/run/scxkit-guest-rebooting
+SCXK_FAILS=$(cat "$GUEST_STATE/fails" 2>/dev/null || echo 0)
+
+# busybox has usleep; Debian's sleep takes fractions.
+command -v usleep >/dev/null 2>&1 || usleep() { sleep "$(($1 / 1000000)).$(printf '%06d' $(($1 % 1000000)))"; }
+
+# reboot_guest: (Debian guest) reboots; the runner then starts the scenario again, with
+# SCXKIT_BOOT one higher and the failures so far counted.
+reboot_guest() {
+    echo "$SCXK_FAILS" > "$GUEST_STATE/fails"
+    : > "$REBOOT_FLAG"
+    echo "scxkit-guest: rebooting"
+    systemctl reboot
+    sleep 600
+    exit 0
+}
 
 pass() { echo "PASS $1"; }
 # skip NAME WHY: a check that cannot apply here, with the reason; not a failure.

@@ -1,6 +1,7 @@
 //! The runtime every scxkit scheduler uses.
 //!
-//! A scheduler's `main` parses its options (with [`CommonOpts`] flattened in) and calls
+//! A scheduler's `main` parses its options (with [`CommonOpts`] flattened in) with [`parse`]
+//! (which also gives it a man page and shell completions, [`docs`]) and calls
 //! [`run`] with a closure for one attempt: from [`Attempt::topology`] (read anew for every
 //! attempt) it derives its settings, opens its skeleton, [`prepare_ops!`], loads, attaches,
 //! and hands the link with its [`Stats`] and periodic [`Jobs`] to [`Attempt::monitor`] (or
@@ -13,6 +14,7 @@
 pub mod backends;
 pub mod cli;
 pub mod compat;
+pub mod docs;
 pub mod exit_info;
 pub mod hotplug;
 pub mod jobs;
@@ -28,6 +30,7 @@ pub mod version;
 
 pub use cli::CommonOpts;
 pub use compat::KernelBtf;
+pub use docs::parse;
 pub use exit_info::ExitInfo;
 pub use jobs::Jobs;
 pub use runner::{info_mode, run, Attempt, SchedulerSpec, Stats};

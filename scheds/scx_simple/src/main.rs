@@ -43,7 +43,7 @@ struct Opts {
 }
 
 fn main() -> Result<()> {
-    let opts = Opts::parse();
+    let opts = scxkit_bpf::parse::<Opts>();
     scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, attempt))
 }
 
