@@ -15,12 +15,25 @@ struct {
 	__uint(max_entries, USCHED_RING_BYTES);
 } from_user SEC(".maps");
 
+/* Set when a message went without a wakeup: the next one forces one. */
+static bool wakeup_owed;
+
 /* How a message wakes the policy: at once, except from a CPU on its way offline, whose
- * wakeup could stay pending for good (see scxk_this_cpu_leaving); the policy's loop then
- * reads it on its next turn, within its longest sleep. */
+ * wakeup could stay pending for good (see scxk_this_cpu_leaving). The ring buffer wakes
+ * its reader only for the first unread message, so the next message sent from elsewhere
+ * forces the wakeup the skipped one owes; until then the policy's loop reads it on its next
+ * turn, within its longest sleep. */
 static __always_inline u64 wakeup_flags(void)
 {
-	return scxk_this_cpu_leaving() ? BPF_RB_NO_WAKEUP : 0;
+	if (scxk_this_cpu_leaving()) {
+		wakeup_owed = true;
+		return BPF_RB_NO_WAKEUP;
+	}
+	if (wakeup_owed) {
+		wakeup_owed = false;
+		return BPF_RB_FORCE_WAKEUP;
+	}
+	return 0;
 }
 
 /* Hands p to userspace; false when there is no room (the caller queues it itself). */

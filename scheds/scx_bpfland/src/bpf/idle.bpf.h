@@ -16,6 +16,8 @@ struct cpu_ctx {
 	u32 running_regular;
 	/* The CPU is offline (ops.cpu_offline; set from online_cpus at init). */
 	u32 offline;
+	/* Its last turn went to an overdue regular task ahead of interactive ones. */
+	u32 overdue_turn;
 };
 
 struct {

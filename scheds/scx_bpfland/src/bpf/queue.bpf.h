@@ -209,8 +209,9 @@ static __always_inline bool starving_head(struct task_struct *p, u64 now, bool n
  * BPFLAND_STARVATION_MS, or no regular task was served for that long. The first rule bounds
  * each task's wait (the second alone lets N regular tasks wait about N times as long, one
  * served per period); the first task is about the longest waiting, as one queued again
- * after its turn has the larger vruntime. Such a turn is cut to the minimum slice: N regular
- * tasks then take little from the interactive ones. */
+ * after its turn has the larger vruntime. Such a turn is cut to the minimum slice, and a CPU
+ * never gives two in a row (see consume): with more regular tasks than the bound has
+ * minimum slices, every one of them is overdue, and interactive tasks would get no turn. */
 static __always_inline bool regular_starving(u64 now, bool none_served)
 {
 	struct task_struct *p;
@@ -236,12 +237,18 @@ static __always_inline bool consume(s32 cpu)
 {
 	u64 now = bpf_ktime_get_ns();
 	bool none_served = now - regular_served_ns > BPFLAND_STARVATION_MS * NSEC_PER_MSEC;
-	bool taken;
+	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
+	bool overdue_turn = false, taken;
 
-	if (regular_starving(now, none_served) && consume_regular(now, !none_served))
+	if ((none_served || (cctx && !cctx->overdue_turn)) && regular_starving(now, none_served) &&
+	    consume_regular(now, !none_served)) {
 		taken = true;
-	else
+		overdue_turn = !none_served;
+	} else {
 		taken = scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now, false);
+	}
+	if (cctx)
+		cctx->overdue_turn = overdue_turn;
 	/* Only the primary domain's serving ends a wait: CPUs outside it, once they help,
 	 * help until the queues are empty. */
 	if (taken && in_primary(cpu))
