@@ -23,7 +23,7 @@ storm() {
 
 storm scx_simple simple "$EVENTS" follows
 # CPU 1 of the primary domain goes offline and back, by turns. (With the whole primary
-# domain going, 0x2: 100 events passed on 6.19 and 7.3, 200 met an RCU stall on 7.3.)
+# domain going, 0x2: open, see the README: a review saw the watchdog eject it under heavy load.)
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
 storm scx_rustland rustland "$EVENTS" follows
 storm scx_rusty rusty "$RUSTY_EVENTS" restarts
