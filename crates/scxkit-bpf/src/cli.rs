@@ -119,3 +119,13 @@ mod tests {
         assert!(parse_watchdog_timeout_ms("x").is_err());
     }
 }
+
+/// Ends the process as clap ends it for a malformed option (the message on stderr, status 2)
+/// when a scheduler's own option check failed: a service manager then tells a bad
+/// configuration, not worth a restart, from a failure that is.
+pub fn exit_on_bad_options(checked: anyhow::Result<()>) {
+    if let Err(e) = checked {
+        eprintln!("Error: {e:#}");
+        std::process::exit(2);
+    }
+}

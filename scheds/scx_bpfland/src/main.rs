@@ -182,7 +182,7 @@ fn main() -> Result<()> {
     if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
         return done;
     }
-    opts.check()?;
+    scxkit_bpf::cli::exit_on_bad_options(opts.check());
     let watch = watch::Watch::new(&opts.watch_pid)?;
     scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, &watch, attempt))
 }

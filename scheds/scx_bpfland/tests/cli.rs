@@ -30,3 +30,15 @@ fn upstream_presets_get_as_far_as_the_kernel_checks() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("this kernel has no sched_ext"), "{stderr}");
 }
+
+#[test]
+fn a_failed_option_check_exits_2_like_a_malformed_option() {
+    let out = Command::new(env!("CARGO_BIN_EXE_scx_bpfland"))
+        .args(["--slice-us", "1000", "--slice-min-us", "30000"])
+        .env("SCXKIT_TEST_SCHED_EXT_SYSFS", "/nonexistent/sched_ext")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--slice-min-us"), "{stderr}");
+}

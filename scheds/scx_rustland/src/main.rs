@@ -89,7 +89,7 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    opts.check()?;
+    scxkit_bpf::cli::exit_on_bad_options(opts.check());
     let settings = Settings {
         slice_ns: opts.slice_us * 1000,
         slice_min_ns: opts.slice_us_min * 1000,
