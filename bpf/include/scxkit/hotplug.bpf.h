@@ -38,21 +38,37 @@ struct {
 	__type(value, u8);
 } scxk_offline_cpus SEC(".maps");
 
-static __always_inline void scxk_record_online(s32 cpu, bool online)
+/* What the map holds per CPU: offline as ops.cpu_offline said (until ops.cpu_online), and
+ * seen on its way offline by ops.dispatch (scxk_dispatching_cpu_leaving), a guess. */
+#define SCXK_OFFLINE_TOLD 1
+#define SCXK_LEAVING_SEEN 2
+
+static __always_inline void scxk_set_offline_bit(s32 cpu, u8 bit, bool set)
 {
 	u32 key = cpu;
 	u8 *offline = bpf_map_lookup_elem(&scxk_offline_cpus, &key);
 
 	if (offline)
-		*offline = !online;
+		*offline = set ? (*offline | bit) : (*offline & ~bit);
 }
 
-static __always_inline bool scxk_cpu_offline(s32 cpu)
+static __always_inline void scxk_record_online(s32 cpu, bool online)
+{
+	scxk_set_offline_bit(cpu, SCXK_OFFLINE_TOLD | SCXK_LEAVING_SEEN, !online);
+}
+
+static __always_inline u8 scxk_offline_bits(s32 cpu)
 {
 	u32 key = cpu;
 	u8 *offline = bpf_map_lookup_elem(&scxk_offline_cpus, &key);
 
-	return offline && *offline;
+	return offline ? *offline : 0;
+}
+
+/* Whether no work should be placed on `cpu`: told offline, or seen leaving. */
+static __always_inline bool scxk_cpu_offline(s32 cpu)
+{
+	return scxk_offline_bits(cpu) != 0;
 }
 
 /* The iterator of the innermost bpf_for_each() (its variable in libbpf's macro). */
@@ -87,8 +103,9 @@ static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
  * asks for work on 7.x kernels until its tasks are handed back after an RCU grace period,
  * but the kernel pushes away whatever it picks (balance_push, armed as the runqueue's
  * balance callback for as long as it lasts): work taken there only bounces, and a task the
- * grace period waits for (the RCU kthread) may bounce for good. Also records the CPU as
- * offline meanwhile (see scxk_cpu_offline). False where the kernel cannot tell. */
+ * grace period waits for (the RCU kthread) may bounce for good. Also marks the CPU as
+ * leaving meanwhile (see scxk_cpu_offline). A guess: other work sets a balance callback
+ * too, for a moment. False where the kernel cannot tell. */
 static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 {
 	struct rq *rq;
@@ -98,12 +115,13 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 		return false;
 	rq = scx_bpf_locked_rq();
 	leaving = rq && rq->balance_callback;
-	scxk_record_online(cpu, !leaving);
+	scxk_set_offline_bit(cpu, SCXK_LEAVING_SEEN, leaving);
 	return leaving;
 }
 
 /* Whether the CPU running this is on its way offline, or offline (from ops.cpu_offline()
- * until ops.cpu_online(), which bracket the whole teardown). Nothing may be left for its
+ * until ops.cpu_online(), which bracket the whole teardown; not the guess of
+ * scxk_dispatching_cpu_leaving, as other work sets a balance callback too). Nothing may be left for its
  * irq_work there: a kick (scx_bpf_kick_cpu queues it on the calling CPU) or a ring
  * buffer's wakeup. Late in the teardown the CPU runs its irq_work no more, and an entry
  * left pending blocks that irq_work for good: no later kick or wakeup of it is delivered,
@@ -111,7 +129,7 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
  * never woken again for its ring buffer, and an unload that never ended. */
 static __always_inline bool scxk_this_cpu_leaving(void)
 {
-	return scxk_cpu_offline(bpf_get_smp_processor_id());
+	return scxk_offline_bits(bpf_get_smp_processor_id()) & SCXK_OFFLINE_TOLD;
 }
 
 /* Kicks `cpu` (scx_bpf_kick_cpu), unless the kernel cannot or this CPU is leaving (see
