@@ -90,7 +90,9 @@ else
     qemu-img create -q -f qcow2 -b "$image" -F raw "$work/root.qcow2"
     "$here/payload.sh" "$work/payload.img" "$kdir" "$scenario" "$*" "${adds[@]}"
     # One NVMe controller, two namespaces: the root is always nvme0n1, the payload nvme0n2.
-    boot=(-kernel "$kdir/bzImage" -append "$append root=/dev/nvme0n1 rw systemd.show_status=auto"
+    # rootwait: the namespace may be probed after the kernel first looks for its root (a
+    # boot panicked with "Unable to mount root fs on unknown-block(259,0)").
+    boot=(-kernel "$kdir/bzImage" -append "$append root=/dev/nvme0n1 rootwait rw systemd.show_status=auto"
           -drive "file=$work/root.qcow2,if=none,id=root,format=qcow2"
           -drive "file=$work/payload.img,if=none,id=payload,format=raw,readonly=on"
           -device nvme,id=nvme0,serial=scxkit -device nvme-ns,drive=root,bus=nvme0,nsid=1
