@@ -19,6 +19,7 @@ CACHE_DIR=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/rootfs
 SUITE=bookworm
 PACKAGES=systemd,systemd-sysv,udev,dbus,bash,coreutils,procps,gcc,make,libc6-dev,util-linux,kmod,libelf1,zlib1g
 IMAGE_SIZE=2G   # sparse: about 0.5 GB of it is used
+ROOT_PARTUUID=5c8e7a1e-2c4b-4d9e-9f3a-0123456789ab   # vm/run.sh boots root=PARTUUID= this
 
 die() { echo "vm/rootfs: $*" >&2; exit 1; }
 
@@ -43,7 +44,7 @@ mmdebstrap --quiet --variant=minbase --include="$PACKAGES" \
     "$SUITE" "$root" "$(mirror_uri)" >&2
 
 echo scxkit-guest > "$root/etc/hostname"
-echo '/dev/nvme0n1 / ext4 rw,errors=remount-ro 0 1' > "$root/etc/fstab"
+echo "PARTUUID=$ROOT_PARTUUID / ext4 rw,errors=remount-ro 0 1" > "$root/etc/fstab"
 # The journal survives a reboot (a scenario reads the journal of the boot before).
 mkdir -p "$root/var/log/journal"
 # Nothing but the scenario on the console; no timers waking up during measurements.
@@ -55,11 +56,13 @@ done
 cat > "$root/usr/local/sbin/scxkit-guest" <<'SCRIPT'
 #!/bin/sh
 # Mounts the boot's payload disk (the scenario, its helpers, what it installs) and runs
-# its runner. The disk is the second namespace of the guest's NVMe controller.
+# its runner. The disk is a namespace of the guest's NVMe controller, found by its label
+# (the namespaces' names follow the order of a concurrent scan).
 mkdir -p /scxkit
-for i in $(seq 50); do [ -b /dev/nvme0n2 ] && break; sleep 0.2; done
-mountpoint -q /scxkit || mount -o ro,noload /dev/nvme0n2 /scxkit \
-    || { echo "FAIL scxkit-guest: cannot mount the payload disk /dev/nvme0n2"; echo "SCXKIT_SCENARIO_EXIT=3"; poweroff -f; }
+payload=/dev/disk/by-label/scxkit-payload
+for i in $(seq 50); do [ -b "$payload" ] && break; sleep 0.2; done
+mountpoint -q /scxkit || mount -o ro,noload "$payload" /scxkit \
+    || { echo "FAIL scxkit-guest: cannot mount the payload disk $payload"; echo "SCXKIT_SCENARIO_EXIT=3"; poweroff -f; }
 exec bash /scxkit/debian-runner.sh
 SCRIPT
 chmod 755 "$root/usr/local/sbin/scxkit-guest"
@@ -83,7 +86,15 @@ WantedBy=multi-user.target
 UNIT
 ln -sf /etc/systemd/system/scxkit-guest.service "$root/etc/systemd/system/multi-user.target.wants/scxkit-guest.service"
 
-mke2fs -q -t ext4 -L scxkit-root -d "$root" "$tmp/image" "$IMAGE_SIZE" >&2 || die "mke2fs failed"
+# One GPT partition with a fixed id, the root file system in it: the kernel finds its root by
+# that id (root=PARTUUID=, no initramfs needed), whatever name the NVMe namespace gets (they
+# are scanned concurrently: nvme0n1 was the payload in some boots).
+truncate -s "$IMAGE_SIZE" "$tmp/image"
+truncate -s +2M "$tmp/image"
+printf 'label: gpt\nstart=2048, size=%s, uuid=%s\n' "$(( $(numfmt --from=iec "$IMAGE_SIZE") / 512 ))" "$ROOT_PARTUUID" \
+    | sfdisk -q "$tmp/image" >&2 || die "sfdisk failed"
+mke2fs -q -t ext4 -L scxkit-root -d "$root" -E offset=$((2048 * 512)) "$tmp/image" "$IMAGE_SIZE" >&2 \
+    || die "mke2fs failed"
 mv "$tmp/image" "$image"
 # Older recipes' images are of no more use.
 find "$CACHE_DIR" -maxdepth 1 -name 'debian-*.img' ! -path "$image" -delete

@@ -89,10 +89,9 @@ else
     image=$("$here/rootfs.sh")
     qemu-img create -q -f qcow2 -b "$image" -F raw "$work/root.qcow2"
     "$here/payload.sh" "$work/payload.img" "$kdir" "$scenario" "$*" "${adds[@]}"
-    # One NVMe controller, two namespaces: the root is always nvme0n1, the payload nvme0n2.
-    # rootwait: the namespace may be probed after the kernel first looks for its root (a
-    # boot panicked with "Unable to mount root fs on unknown-block(259,0)").
-    boot=(-kernel "$kdir/bzImage" -append "$append root=/dev/nvme0n1 rootwait rw systemd.show_status=auto"
+    # One NVMe controller, two namespaces, scanned concurrently (either may be nvme0n1): the
+    # root is found by its partition's id (vm/rootfs.sh), once probed (rootwait).
+    boot=(-kernel "$kdir/bzImage" -append "$append root=PARTUUID=5c8e7a1e-2c4b-4d9e-9f3a-0123456789ab rootwait rw systemd.show_status=auto"
           -drive "file=$work/root.qcow2,if=none,id=root,format=qcow2"
           -drive "file=$work/payload.img,if=none,id=payload,format=raw,readonly=on"
           -device nvme,id=nvme0,serial=scxkit -device nvme-ns,drive=root,bus=nvme0,nsid=1

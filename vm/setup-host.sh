@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES=(clang-19 llvm-19 libclang-19-dev libelf-dev zlib1g-dev pkg-config make
           qemu-system-x86 busybox-static bpftool stress-ng rt-tests cpio gzip
-          prometheus gnuplot-nox mmdebstrap qemu-utils)
+          prometheus gnuplot-nox mmdebstrap qemu-utils fdisk)
 SOURCES_FILE=/etc/apt/sources.list.d/scxkit-trixie-backports.sources
 PIN_FILE=/etc/apt/preferences.d/scxkit-trixie-backports
 
