@@ -41,6 +41,13 @@ failures=("$(failure_report "$name" "$log")")
 expect "a reported hang is in the failures section" "${failures[0]}" "$hang"
 expect "a reported hang is in the results" "$(scenario_results "$log")" "$hang"
 
+# A check failed in a boot that survived the emulator's int3 oops: boot again, until the
+# retries run out; the same failed check without the oops fails at once.
+log=$fixtures/int3-oops-survived.log
+expect "a failed boot with the emulator's oops is booted again" "$(boot_outcome "$log" 1 0)" retry
+expect "no boot beyond the retries" "$(boot_outcome "$log" 1 "$MAX_PANIC_RETRIES")" failed
+expect "a failed check without the oops is not retried" "$(boot_outcome "$fixtures/timeout-no-fail.log" 1 0)" failed
+
 # A scenario that passed.
 expect "a passed scenario's line" "$(summary_line ok "$name" 52 0 0)" "ok     $name, 52 s"
 
