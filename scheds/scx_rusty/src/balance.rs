@@ -51,6 +51,8 @@ pub struct LbJob<'a> {
     pub nr_online: usize,
     pub enabled: bool,
     pub shared: SharedRef,
+    /// When the previous pass read the tasks (0: none yet).
+    pub last_pass_ns: u64,
 }
 
 impl LbJob<'_> {
@@ -60,7 +62,8 @@ impl LbJob<'_> {
         let nr_doms = self.balancer.hierarchy.nr_domains();
         let dom_loads = read_dom_loads(self.maps.dom_stats, nr_doms, now, self.half_life_ns)?;
         let mut shared = self.shared.borrow_mut();
-        let mut tasks = balancer_tasks(&views, nr_doms, self.nr_online, shared.tuning.fully_utilized);
+        let mut tasks = balancer_tasks(&views, nr_doms, self.nr_online, shared.tuning.fully_utilized, self.last_pass_ns);
+        self.last_pass_ns = now;
         let report = self.balancer.pass(&mut tasks);
         let moves: Vec<(i32, usize, usize)> = report.moves.iter().map(|m| (views[m.task].pid, m.to, m.depth)).collect();
         // The library counts each level's moves (index: level - 1).
@@ -88,14 +91,21 @@ impl LbJob<'_> {
 }
 
 /// The balancer's view of the tasks: their loads (weighted only when the machine is fully
-/// utilized) and the domains their affinity allows.
-fn balancer_tasks(views: &[TaskView], nr_doms: usize, nr_online: usize, fully_utilized: bool) -> Vec<Task> {
+/// utilized) and the domains they may be moved to: those their affinity allows, and only
+/// their own for a task that has not run since `last_pass_ns`. The BPF side applies a move
+/// when the task next runs, and clears what is left at the next pass: a sleeper's move
+/// would only expire, while its load, still counted where it is, would be taken as moved.
+fn balancer_tasks(views: &[TaskView], nr_doms: usize, nr_online: usize, fully_utilized: bool, last_pass_ns: u64) -> Vec<Task> {
     let demand: Vec<TaskLoad> = views.iter().map(|v| TaskLoad { weight: v.weight as f64, duty_cycle: v.duty }).collect();
     let loads = task_loads(&demand, nr_online, fully_utilized);
     views
         .iter()
         .zip(loads)
-        .map(|(v, load)| Task { load, domain: v.dom, allowed: allowed_doms(v.dom_mask, nr_doms) })
+        .map(|(v, load)| {
+            let active = v.runnable || v.last_ran_ns >= last_pass_ns;
+            let dom_mask = if active { v.dom_mask } else { 1 << v.dom };
+            Task { load, domain: v.dom, allowed: allowed_doms(dom_mask, nr_doms) }
+        })
         .collect()
 }
 
@@ -111,6 +121,7 @@ fn allowed_doms(dom_mask: u64, nr_doms: usize) -> Option<Cpumask> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scxkit::lb::{Hierarchy, LeafSpec, LevelPolicy, Mode};
 
     #[test]
     fn affinity_becomes_allowed_domains() {
@@ -121,11 +132,34 @@ mod tests {
 
     #[test]
     fn loads_are_weighted_only_when_fully_utilized() {
-        let view = |weight, duty| TaskView { pid: 1, dom: 0, dom_mask: 0b11, weight, duty };
+        let view = |weight, duty| TaskView { pid: 1, dom: 0, dom_mask: 0b11, weight, duty, runnable: true, last_ran_ns: 0 };
         let views = [view(100, 1.0), view(200, 0.5)];
-        let spare: Vec<u64> = balancer_tasks(&views, 2, 4, false).iter().map(|t| t.load).collect();
+        let spare: Vec<u64> = balancer_tasks(&views, 2, 4, false, 0).iter().map(|t| t.load).collect();
         assert_eq!(spare, vec![1024, 512]);
-        let full: Vec<u64> = balancer_tasks(&views, 2, 1, true).iter().map(|t| t.load).collect();
+        let full: Vec<u64> = balancer_tasks(&views, 2, 1, true, 0).iter().map(|t| t.load).collect();
         assert_eq!(full, vec![1024, 1024]);
+    }
+
+    #[test]
+    fn a_task_idle_since_the_last_pass_stays_where_it_is() {
+        let view = |runnable, last_ran_ns| TaskView { pid: 1, dom: 1, dom_mask: 0b111, weight: 100, duty: 0.5, runnable, last_ran_ns };
+        let views = [view(false, 900), view(false, 1_100), view(true, 900)];
+        let movable: Vec<Option<String>> =
+            balancer_tasks(&views, 3, 4, false, 1_000).iter().map(|t| t.allowed.as_ref().map(|m| m.to_list())).collect();
+        assert_eq!(movable, vec![Some("1".to_string()), None, None]);
+    }
+
+    #[test]
+    fn a_sleeper_is_not_picked_to_even_out_a_busy_task() {
+        // Domain 0: a CPU-bound task and a sleeper that last ran before the previous pass;
+        // domain 1 is empty. Moving the busy task only swaps the imbalance; the sleeper's
+        // move is the one the balancer would pick, and it would only expire.
+        let busy = TaskView { pid: 1, dom: 0, dom_mask: 0b11, weight: 100, duty: 1.0, runnable: true, last_ran_ns: 5_000 };
+        let sleeper = TaskView { pid: 2, dom: 0, dom_mask: 0b11, weight: 100, duty: 0.3, runnable: false, last_ran_ns: 10 };
+        let mut tasks = balancer_tasks(&[busy, sleeper], 2, 2, false, 1_000);
+        let leaves: Vec<LeafSpec> = (0..2).map(|domain| LeafSpec { domain, path: vec![0], capacity: 1024 }).collect();
+        let hierarchy = Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap();
+        let report = Balancer::new(hierarchy, Mode::Propagate).pass(&mut tasks);
+        assert!(report.moves.iter().all(|m| m.task != 1), "moved the sleeper: {:?}", report.moves);
     }
 }

@@ -17,6 +17,10 @@ pub struct TaskView {
     pub weight: u64,
     /// Runnable duty cycle now, 0..=1.
     pub duty: f64,
+    /// Runnable now (its weight is in a domain's load).
+    pub runnable: bool,
+    /// When it last started or stopped running, CLOCK_MONOTONIC ns.
+    pub last_ran_ns: u64,
 }
 
 /// CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns().
@@ -49,7 +53,15 @@ pub fn read_tasks(map: &dyn MapCore, now_ns: u64, half_life_ns: u64) -> Result<V
         let Some(bytes) = map.lookup(&key, MapFlags::ANY).context("reading the task map")? else { continue };
         let (Some(pid), Some(ctx)) = (from_bytes::<i32>(&key), from_bytes::<task_ctx>(&bytes)) else { continue };
         let duty = ravg_of(&ctx.duty).read(now_ns, half_life_ns) as f64 / RAVG_ONE as f64;
-        tasks.push(TaskView { pid, dom: ctx.dom as usize, dom_mask: ctx.dom_mask, weight: ctx.weight as u64, duty });
+        tasks.push(TaskView {
+            pid,
+            dom: ctx.dom as usize,
+            dom_mask: ctx.dom_mask,
+            weight: ctx.weight as u64,
+            duty,
+            runnable: ctx.load_dom != crate::intf::RUSTY_NO_DOM,
+            last_ran_ns: ctx.start_ns,
+        });
     }
     Ok(tasks)
 }

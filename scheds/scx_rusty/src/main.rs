@@ -100,6 +100,7 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
         nr_online: topo.nr_online(),
         enabled: !opts.no_load_balance,
         shared: shared.clone(),
+        last_pass_ns: 0,
     };
     let tune_shared = shared.clone();
     let jobs = Jobs::new()
