@@ -23,12 +23,23 @@ FIGURES = {
                 ("shell_p90_ms", True), ("shell_p99_ms", True), ("wakeup_p50_us", True),
                 ("wakeup_p99_us", True), ("wakeup_p999_us", True), ("requests_per_s", False)],
 }
-MODE_KIND = {"throughput": "throughput", "latency1": "latency", "latency": "latency"}
+# The desktop's background loads (bench/scenario.sh DESKTOP_LEVELS) and its figures at each.
+DESKTOP_LEVELS = (1, 2, 4)
+DESKTOP_FIGURES = [("frames_fps", False), ("frames_dropped_pct", True), ("frame_p99_ms", True),
+                   ("uname_p50_ms", True), ("uname_p99_ms", True), ("ps_p50_ms", True),
+                   ("ps_p99_ms", True), ("build_jobs_per_s", False)]
+FIGURES["desktop"] = [(f"{name}_x{level}", lower) for level in DESKTOP_LEVELS for name, lower in DESKTOP_FIGURES]
+MODE_KIND = {"throughput": "throughput", "latency1": "latency", "latency": "latency",
+             "desktop1": "desktop", "desktop": "desktop"}
 MODE_TITLE = {
     "throughput": "throughput, reproducible (icount)",
     "latency1": "latency on one vCPU, reproducible (icount)",
     "latency": "latency on several vCPUs, real-time TCG",
+    "desktop1": "desktop under a build on one vCPU, reproducible (icount); _xN: N times the background",
+    "desktop": "desktop under a build on several vCPUs, real-time TCG; _xN: N times the background",
 }
+# A ratio to EEVDF this much worse than the previous run's of the same settings is flagged.
+REGRESSION_FACTOR = 1.10
 EEVDF_RUNS = ("eevdf1", "eevdf2")
 
 
@@ -49,6 +60,14 @@ def histogram_quantile(hist, overflows, max_us, q):
         if seen >= target:
             return bucket
     return max_us
+
+
+def command_quantiles(f, command, runs, percents, suffix=""):
+    """Sets f["COMMAND_pP_msSUFFIX"] for each percent P from runs timed in microseconds."""
+    ms = sorted(int(r[0]) / 1000 for r in runs if r[0].isdigit())
+    for p in percents:
+        if ms:
+            f[f"{command}_p{p}_ms{suffix}"] = quantile(ms, p / 100)
 
 
 def parse_log(text):
@@ -76,10 +95,15 @@ def parse_log(text):
         if hist:
             f["cyclic_p50_us"] = histogram_quantile(hist, overflows, max_us, 0.50)
             f["cyclic_p99_us"] = histogram_quantile(hist, overflows, max_us, 0.99)
-        shell_ms = sorted(int(r[0]) / 1000 for r in kinds.get("shell_us", []))
-        for name, q in (("shell_p50_ms", 0.5), ("shell_p90_ms", 0.9), ("shell_p99_ms", 0.99)):
-            if shell_ms:
-                f[name] = quantile(shell_ms, q)
+        command_quantiles(f, "shell", kinds.get("shell_us", []), (50, 90, 99))
+        for level in DESKTOP_LEVELS:
+            for command in ("uname", "ps"):
+                runs = kinds.get(f"{command}_us_x{level}", [])
+                command_quantiles(f, command, runs, (50, 99), f"_x{level}")
+            for name in ("frames_fps", "frames_dropped_pct", "frame_p99_ms", "build_jobs_per_s"):
+                numbers = [float(r[0]) for r in kinds.get(f"{name}_x{level}", []) if re.fullmatch(r"[0-9.]+", r[0])]
+                if numbers:
+                    f[f"{name}_x{level}"] = numbers[0]
         runs = sorted(float(r[0]) for r in kinds.get("hackbench_s", []))
         if runs:
             f["hackbench_s"] = statistics.median(runs)
@@ -111,16 +135,19 @@ def aggregate(boots, labels, figures):
         eevdf_values, drifts, per_sched = [], [], {label: ([], []) for label in labels}
         for boot in boots:
             e = [boot.get(run, {}).get(fig) for run in EEVDF_RUNS]
-            if None in e or 0 in e:
+            if None in e:
                 continue
-            ref = sum(e) / 2
+            # EEVDF at 0 (no frame delivered, none dropped): the values count, no ratio does.
+            ref = sum(e) / 2 if 0 not in e else None
             eevdf_values += e
-            drifts.append(e[1] / e[0])
+            if ref:
+                drifts.append(e[1] / e[0])
             for label in labels:
                 v = boot.get(label, {}).get(fig)
                 if v is not None:
                     per_sched[label][0].append(v)
-                    per_sched[label][1].append(v / ref)
+                    if ref:
+                        per_sched[label][1].append(v / ref)
         noise = max((abs(d - 1) for d in drifts), default=None)
         entry = {"lower_is_better": lower_better, "eevdf": summarize(eevdf_values),
                  "eevdf_drift": summarize(drifts), "noise": noise, "schedulers": {}}
@@ -155,7 +182,8 @@ def eevdf_cell(entry):
     e, d = entry["eevdf"], entry["eevdf_drift"]
     if not e:
         return "-"
-    return f"{fmt(e['median'])} [{fmt(e['min'])}-{fmt(e['max'])}] drift {d['median']:.2f}"
+    drift = f" drift {d['median']:.2f}" if d else ""
+    return f"{fmt(e['median'])} [{fmt(e['min'])}-{fmt(e['max'])}]{drift}"
 
 
 def print_table(mode, result, labels, names, nboots):
@@ -188,14 +216,20 @@ def chart(panels, names, png, kernel):
 
 
 def ratios_by_name(record):
-    """{(mode, figure, scheduler as given): median ratio to EEVDF} of a record."""
+    """{(mode, figure, scheduler as given): (median ratio to EEVDF, lower is better)}."""
     out = {}
     for mode, m in record.get("modes", {}).items():
         for fig, e in m["figures"].items():
             for label, s in e["schedulers"].items():
                 if s.get("ratio"):
-                    out[(mode, fig, record["schedulers"][label])] = s["ratio"]["median"]
+                    out[(mode, fig, record["schedulers"][label])] = (s["ratio"]["median"], e["lower_is_better"])
     return out
+
+
+def regressed(change, lower_is_better):
+    """Whether a ratio of ratios (this run / the previous) is a regression."""
+    worse = change if lower_is_better else 1 / change
+    return worse > REGRESSION_FACTOR
 
 
 def print_changes(record, previous):
@@ -205,12 +239,15 @@ def print_changes(record, previous):
         print(f"not compared with the previous run: its settings differ ({previous.get('settings')})")
         return
     now, before = ratios_by_name(record), ratios_by_name(previous)
-    common = sorted(k for k in now if k in before and before[k])
+    common = sorted(k for k in now if k in before and before[k][0])
     if not common:
         return
-    print("against the previous run (this ratio / that ratio):")
-    for mode, fig, name in common:
-        print(f"  {mode:<10} {fig:<16} {name}: {now[(mode, fig, name)] / before[(mode, fig, name)]:.2f}")
+    print(f"against the previous run (this ratio / that ratio; REGRESSION: {REGRESSION_FACTOR:.2f}x worse or more):")
+    for key in common:
+        mode, fig, name = key
+        change = now[key][0] / before[key][0]
+        flag = "  REGRESSION" if regressed(change, now[key][1]) else ""
+        print(f"  {mode:<10} {fig:<22} {name}: {change:.2f}{flag}")
 
 
 def main():
@@ -225,7 +262,7 @@ def main():
     settings = open(settings_path).read().strip() if os.path.exists(settings_path) else None
     record = {"kernel": kernel, "settings": settings, "schedulers": names, "modes": {}}
     panels = []
-    for mode in ("throughput", "latency1", "latency"):
+    for mode in ("throughput", "latency1", "latency", "desktop1", "desktop"):
         logs = sorted(glob.glob(os.path.join(run_dir, f"{mode}-boot*.log")))
         if not logs:
             continue

@@ -12,7 +12,10 @@
 #               command under hogs and a fork storm, request/response wakeups
 #   latency     real-time multi-threaded TCG on --cpus vCPUs: the same latency workloads,
 #               placement across CPUs included (noisier: use more boots)
-# Defaults: kernel 7.3, 3 boots, all three modes, 10 s per workload, as many vCPUs as host
+#   desktop1    reproducible icount mode on one vCPU: a 60 Hz frame loop, `uname` and `ps`
+#               under build jobs and CPU hogs, at three background loads (x1, x2, x4)
+#   desktop     real-time multi-threaded TCG on --cpus vCPUs: the same desktop
+# Defaults: kernel 7.3, 3 boots, the three throughput and latency modes, 10 s per workload, as many vCPUs as host
 # cores, release builds. Writes the table to the terminal, and the JSON record, the PNG and
 # the boots' consoles to ~/.cache/scxkit/bench/run-DATE (SCXKIT_CACHE moves it).
 set -euo pipefail
@@ -35,7 +38,7 @@ done
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots must be a positive number, not '$boots'"
 [[ $secs =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive number, not '$secs'"
 for mode in $modes; do
-    case $mode in throughput|latency1|latency) ;; *) die "unknown mode '$mode' (throughput, latency1, latency)" ;; esac
+    case $mode in throughput|latency1|latency|desktop1|desktop) ;; *) die "unknown mode '$mode' (throughput, latency1, latency, desktop1, desktop)" ;; esac
 done
 
 "$top/vm/setup-host.sh"
@@ -81,7 +84,11 @@ for mode in $modes; do
         throughput) vm=(--cpus "$cpus" --nodes 1 --icount) guest_mode=throughput ;;
         latency1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=latency ;;
         latency) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=latency ;;
+        desktop1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=desktop ;;
+        desktop) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=desktop ;;
     esac
+    # The guest time one scheduler's suite may take: the desktop runs three loads.
+    per_sched_s=$((secs * 6 + 120)); [ "$guest_mode" = desktop ] && per_sched_s=$((secs * 12 + 180))
     for ((boot = 1; boot <= boots; boot++)); do
         plan_for "$boot" > "$out/plan-$mode-$boot.tsv"
         echo "==== $mode, boot $boot of $boots: EEVDF, $(cut -f2 "$out/plan-$mode-$boot.tsv" | cut -d' ' -f1 | tr '\n' ' ')EEVDF"
@@ -89,7 +96,7 @@ for mode in $modes; do
         # The emulator's int3 oops (multi-threaded TCG) ends a boot early: that boot is run again once.
         for attempt in 1 2; do
             rc=0
-            "$top/vm/run.sh" --kernel "$kernel" "${vm[@]}" --timeout $(( (${#labels[@]} + 2) * (secs * 6 + 120) + 300 )) \
+            "$top/vm/run.sh" --kernel "$kernel" "${vm[@]}" --timeout $(( (${#labels[@]} + 2) * per_sched_s + 300 )) \
                 "${adds[@]}" --add "$out/plan-$mode-$boot.tsv:/bench-plan" --log "$log" \
                 "$top/bench/scenario.sh" -- "$guest_mode" "$secs" /bench-plan >/dev/null || rc=$?
             [ "$rc" -eq 0 ] && break

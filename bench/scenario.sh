@@ -4,7 +4,9 @@
 #   scenario.sh MODE SECONDS PLAN
 # MODE: throughput (hackbench, stress-ng CPU and matrix, a fork/exec burst) or latency
 # (cyclictest under CPU hogs, a shell command under hogs and a fork storm, request/response
-# wakeups). PLAN: lines "LABEL<TAB>COMMAND" (see bench/run.sh).
+# wakeups) or desktop (a 60 Hz frame loop, shell commands and build jobs, under a background
+# of build jobs and CPU hogs that doubles twice). PLAN: lines "LABEL<TAB>COMMAND" (see
+# bench/run.sh).
 . /scxkit/lib.sh
 mode=$1 secs=$2 plan=$3
 ncpu=$(nproc)
@@ -16,8 +18,34 @@ SHELL_RUNS=150
 BURST_EXECS=300
 # CPU hogs under the latency workloads: two on one vCPU, one per vCPU otherwise.
 hogs_n=$ncpu; [ "$ncpu" -eq 1 ] && hogs_n=2
+# The desktop's background at its lightest, per vCPU: build job streams (20 ms of CPU each)
+# and CPU hogs; then twice and four times that.
+DESKTOP_LEVELS="1 2 4"
+# A frame costs a quarter of a 60 Hz period of CPU time.
+FRAME_WORK_US=4000
 
-throughput_suite() {
+throughput_# desktop_level LABEL LEVEL: the frame loop for SECONDS, `uname` and `ps` timed meanwhile,
+# under LEVEL x (build job stream + CPU hog) per vCPU. Figures end in _xLEVEL.
+desktop_level() {
+    local label=$1 level=$2 n=$(($2 * ncpu)) hogs jobs frames tag
+    tag="s/^\([a-z0-9_]*\) /BENCH $label \1_x$level /"
+    stress-ng --cpu "$n" --timeout 600s --quiet & hogs=$!
+    scxkit-probe build-jobs --parallel "$n" --job-cpu-ms 20 --seconds "$((secs + 2))" > /tmp/jobs.txt & jobs=$!
+    sleep 1
+    scxkit-probe frames --work-us "$FRAME_WORK_US" --seconds "$secs" > /tmp/frames.txt & frames=$!
+    scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r | sed "s/^/BENCH $label uname_us_x$level /"
+    scxkit-probe run-latency --count 15 --interval-ms 200 -- ps | sed "s/^/BENCH $label ps_us_x$level /"
+    wait "$frames"; wait "$jobs"
+    kill "$hogs"; wait "$hogs" 2>/dev/null
+    sed "$tag" /tmp/frames.txt /tmp/jobs.txt
+}
+
+desktop_suite() {
+    local level
+    for level in $DESKTOP_LEVELS; do desktop_level "$1" "$level"; done
+}
+
+suite() {
     local label=$1 i
     for i in 1 2 3; do
         hackbench -g 4 -f 10 -l 200 2>&1 | sed -n "s/^Time: *\([0-9.]*\).*/BENCH $label hackbench_s \1/p"
@@ -30,7 +58,28 @@ throughput_suite() {
         | awk -v l="$label" '{ us += $1 } END { if (us > 0) printf "BENCH %s forkexec_per_s %.1f\n", l, NR * 1e6 / us }'
 }
 
-latency_suite() {
+latency_# desktop_level LABEL LEVEL: the frame loop for SECONDS, `uname` and `ps` timed meanwhile,
+# under LEVEL x (build job stream + CPU hog) per vCPU. Figures end in _xLEVEL.
+desktop_level() {
+    local label=$1 level=$2 n=$(($2 * ncpu)) hogs jobs frames tag
+    tag="s/^\([a-z0-9_]*\) /BENCH $label \1_x$level /"
+    stress-ng --cpu "$n" --timeout 600s --quiet & hogs=$!
+    scxkit-probe build-jobs --parallel "$n" --job-cpu-ms 20 --seconds "$((secs + 2))" > /tmp/jobs.txt & jobs=$!
+    sleep 1
+    scxkit-probe frames --work-us "$FRAME_WORK_US" --seconds "$secs" > /tmp/frames.txt & frames=$!
+    scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r | sed "s/^/BENCH $label uname_us_x$level /"
+    scxkit-probe run-latency --count 15 --interval-ms 200 -- ps | sed "s/^/BENCH $label ps_us_x$level /"
+    wait "$frames"; wait "$jobs"
+    kill "$hogs"; wait "$hogs" 2>/dev/null
+    sed "$tag" /tmp/frames.txt /tmp/jobs.txt
+}
+
+desktop_suite() {
+    local level
+    for level in $DESKTOP_LEVELS; do desktop_level "$1" "$level"; done
+}
+
+suite() {
     local label=$1 hogs
     stress-ng --cpu "$hogs_n" --timeout "$((secs + 3))s" --quiet & hogs=$!
     sleep 2
@@ -44,11 +93,33 @@ latency_suite() {
     scxkit-probe wakeup --groups "$ncpu" --workers 4 --work-us 200 --seconds "$secs" | sed "s/^/BENCH $label /"
 }
 
+# desktop_level LABEL LEVEL: the frame loop for SECONDS, `uname` and `ps` timed meanwhile,
+# under LEVEL x (build job stream + CPU hog) per vCPU. Figures end in _xLEVEL.
+desktop_level() {
+    local label=$1 level=$2 n=$(($2 * ncpu)) hogs jobs frames tag
+    tag="s/^\([a-z0-9_]*\) /BENCH $label \1_x$level /"
+    stress-ng --cpu "$n" --timeout 600s --quiet & hogs=$!
+    scxkit-probe build-jobs --parallel "$n" --job-cpu-ms 20 --seconds "$((secs + 2))" > /tmp/jobs.txt & jobs=$!
+    sleep 1
+    scxkit-probe frames --work-us "$FRAME_WORK_US" --seconds "$secs" > /tmp/frames.txt & frames=$!
+    scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r | sed "s/^/BENCH $label uname_us_x$level /"
+    scxkit-probe run-latency --count 15 --interval-ms 200 -- ps | sed "s/^/BENCH $label ps_us_x$level /"
+    wait "$frames"; wait "$jobs"
+    kill "$hogs"; wait "$hogs" 2>/dev/null
+    sed "$tag" /tmp/frames.txt /tmp/jobs.txt
+}
+
+desktop_suite() {
+    local level
+    for level in $DESKTOP_LEVELS; do desktop_level "$1" "$level"; done
+}
+
 suite() {
     echo "==== $1 ($2)"
     case $mode in
         throughput) throughput_suite "$1" ;;
         latency) latency_suite "$1" ;;
+        desktop) desktop_suite "$1" ;;
     esac
 }
 

@@ -43,6 +43,19 @@ class Parsing(unittest.TestCase):
         self.assertEqual(overheads["s1"], {"decisions": 100, "cpu_ms": 50, "attached_ms": 2000})
         self.assertEqual(failures["s2"], ["did not load"])
 
+    def test_desktop_figures_per_background_load(self):
+        log = "\n".join(["BENCH s1 frames_fps_x2 59.9", "BENCH s1 frames_dropped_pct_x2 0.20",
+                         "BENCH s1 uname_us_x2 4000", "BENCH s1 uname_us_x2 2000",
+                         "BENCH s1 ps_us_x4 30000", "BENCH s1 build_jobs_per_s_x1 17.3"])
+        f = report.parse_log(log)[0]["s1"]
+        self.assertEqual(f["frames_fps_x2"], 59.9)
+        self.assertEqual(f["uname_p50_ms_x2"], 2.0)
+        self.assertEqual(f["uname_p99_ms_x2"], 4.0)
+        self.assertEqual(f["ps_p50_ms_x4"], 30.0)
+        self.assertEqual(f["build_jobs_per_s_x1"], 17.3)
+        names = [name for name, _ in report.FIGURES["desktop"]]
+        self.assertTrue(set(f) <= set(names), set(f) - set(names))
+
 
 class Significance(unittest.TestCase):
     def boot(self, e1, e2, s1):
@@ -68,15 +81,26 @@ class Significance(unittest.TestCase):
         self.assertIsNone(r["noise"])
         self.assertIsNone(r["schedulers"]["s1"]["ratio"])
 
+    def test_eevdf_at_zero_keeps_the_values_without_a_ratio(self):
+        boots = [self.boot(0, 0, 60)]
+        r = report.aggregate(boots, ["s1"], [("x", False)])["x"]
+        self.assertEqual(r["schedulers"]["s1"]["value"]["median"], 60)
+        self.assertIsNone(r["schedulers"]["s1"]["ratio"])
+        self.assertEqual(report.eevdf_cell(r), "0 [0-0]")
+
     def test_changes_only_against_a_run_with_the_same_settings(self):
         def record(settings, ratio):
-            fig = {"schedulers": {"s1": {"ratio": {"median": ratio}}}}
+            fig = {"lower_is_better": True, "schedulers": {"s1": {"ratio": {"median": ratio}}}}
             return {"kernel": "7.3.4", "settings": settings, "schedulers": {"s1": "scx_x"},
                     "modes": {"throughput": {"figures": {"x": fig}}}}
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             report.print_changes(record("2 vCPUs", 1.2), record("2 vCPUs", 0.6))
-        self.assertIn("scx_x: 2.00", out.getvalue())
+        self.assertIn("scx_x: 2.00  REGRESSION", out.getvalue())
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.print_changes(record("2 vCPUs", 0.6), record("2 vCPUs", 0.62))
+        self.assertNotIn("REGRESSION", out.getvalue().split("\n", 1)[1])
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             report.print_changes(record("2 vCPUs", 1.2), record("4 vCPUs", 0.6))

@@ -1,8 +1,12 @@
 //! scxkit-probe: what the guest's busybox cannot measure. `run-latency` times a command from
 //! fork to exit, again and again, each in microseconds: the "short shell command" figure of
 //! an interactive scheduler. `wakeup` is a request/response wakeup benchmark (schbench's
-//! idea): wakeup latency percentiles and requests per second.
+//! idea): wakeup latency percentiles and requests per second. `frames` is a game's frame
+//! loop, and `build-jobs` a build's short-lived processes: a desktop under a build.
 
+mod build_jobs;
+mod cpu_time;
+mod frames;
 mod wakeup;
 
 use anyhow::{bail, Context, Result};
@@ -48,6 +52,38 @@ enum Probe {
         #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
         seconds: u64,
     },
+    /// A frame loop: a frame released every PERIOD_US, each costing WORK_US of CPU time and
+    /// due before the next release; prints "frames_fps N" (delivered on time per second),
+    /// "frames_dropped_pct N", "frame_p50_ms N" and "frame_p99_ms N" (release to completion).
+    Frames {
+        /// Time between releases, in microseconds (16667: 60 Hz).
+        #[arg(long, value_name = "US", default_value_t = 16_667, value_parser = clap::value_parser!(u64).range(1000..=1_000_000))]
+        period_us: u64,
+        /// CPU time per frame, in microseconds.
+        #[arg(long, value_name = "US", default_value_t = 4000)]
+        work_us: u64,
+        /// How long to run, in seconds.
+        #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        seconds: u64,
+    },
+    /// Short-lived processes (this program's `burn`), PARALLEL at a time, for SECONDS; prints
+    /// "build_jobs_per_s N".
+    BuildJobs {
+        /// Jobs in flight.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        parallel: u32,
+        /// CPU time per job, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 20)]
+        job_cpu_ms: u64,
+        /// How long to run, in seconds.
+        #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        seconds: u64,
+    },
+    /// Uses CPU_MS of CPU time, then exits: one build job.
+    Burn {
+        #[arg(long, value_name = "MS", default_value_t = 20)]
+        cpu_ms: u64,
+    },
 }
 
 /// One run of `command`, its output discarded; how long it took.
@@ -89,6 +125,23 @@ fn main() -> Result<()> {
             println!("requests_per_s {:.1}", outcome.requests_per_s);
             println!("samples {}", outcome.samples);
         }
+        Probe::Frames { period_us, work_us, seconds } => {
+            let outcome = frames::run(frames::Setup {
+                period: Duration::from_micros(period_us),
+                work: Duration::from_micros(work_us),
+                duration: Duration::from_secs(seconds),
+            });
+            println!("frames_fps {:.2}", outcome.delivered_per_s);
+            println!("frames_dropped_pct {:.2}", outcome.dropped_pct);
+            println!("frame_p50_ms {:.2}", outcome.response_p50_ms);
+            println!("frame_p99_ms {:.2}", outcome.response_p99_ms);
+        }
+        Probe::BuildJobs { parallel, job_cpu_ms, seconds } => {
+            let probe = std::env::current_exe().context("finding this program to run its jobs")?;
+            let setup = build_jobs::Setup { parallel, job_cpu: Duration::from_millis(job_cpu_ms), duration: Duration::from_secs(seconds) };
+            println!("build_jobs_per_s {:.2}", build_jobs::run(&probe, setup)?);
+        }
+        Probe::Burn { cpu_ms } => cpu_time::burn_cpu(Duration::from_millis(cpu_ms)),
     }
     Ok(())
 }
