@@ -1,9 +1,11 @@
-//! A game's frame loop: frame k is released at start + k x period, costs a fixed amount of
-//! CPU time, and is delivered when it completes before the next release. A frame that
-//! completes late makes the loop skip the releases that passed meanwhile (a game drops them)
-//! and start on the newest at once. The figures: frames delivered per second, the share of
-//! frames due that were not delivered, and percentiles of each frame's response (release to
-//! completion).
+//! A game's frame loop under vsync: frame k is released at start + k x period (an absolute
+//! deadline), costs a fixed amount of CPU time, and is delivered when it completes before the
+//! next release. A frame that completes late has missed its vblank: the releases that passed
+//! meanwhile are dropped, and the loop sleeps until the next one, as a game that presents
+//! with vsync does. (A loop that started late frames at once would never sleep once behind:
+//! no scheduler could tell it from a CPU hog.) The figures: frames delivered per second, the
+//! share of frames due that were not delivered, and percentiles of each frame's response
+//! (release to completion).
 
 use crate::cpu_time::burn_cpu;
 use std::time::{Duration, Instant};
@@ -33,15 +35,15 @@ struct Tally {
 }
 
 impl Tally {
-    /// Records frame `index`, which completed `response` after its release; returns the
-    /// index of the next frame to run: the next one, or when this one ran past later
-    /// releases, the newest release passed (`completed_slot`).
+    /// Records frame `index`, which completed `response` after its release, in period
+    /// `completed_slot` since the start; returns the index of the next frame to run: the
+    /// first released after that completion.
     fn record(&mut self, index: u64, response: Duration, period: Duration, completed_slot: u64) -> u64 {
         self.responses_ns.push(response.as_nanos() as u64);
         if response <= period {
             self.delivered += 1;
         }
-        (index + 1).max(completed_slot)
+        (index + 1).max(completed_slot + 1)
     }
 
     fn outcome(mut self, duration: Duration) -> Outcome {
@@ -81,11 +83,12 @@ mod tests {
     const PERIOD: Duration = Duration::from_millis(16);
 
     #[test]
-    fn a_late_frame_drops_the_releases_it_ran_past() {
+    fn a_late_frame_drops_the_releases_it_ran_past_and_waits_for_the_next() {
         let mut tally = Tally { due: 10, ..Default::default() };
         assert_eq!(tally.record(0, Duration::from_millis(4), PERIOD, 0), 1);
-        // Frame 1 completes 50 ms after its release, in slot 4: frames 2 and 3 are skipped.
-        assert_eq!(tally.record(1, Duration::from_millis(50), PERIOD, 4), 4);
+        // Frame 1 completes 50 ms after its release, in slot 4: frames 2 to 4 are dropped,
+        // and the loop waits for release 5.
+        assert_eq!(tally.record(1, Duration::from_millis(50), PERIOD, 4), 5);
         assert_eq!(tally.delivered, 1);
         let outcome = tally.outcome(Duration::from_millis(160));
         assert_eq!(outcome.dropped_pct, 90.0);
