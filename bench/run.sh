@@ -51,7 +51,7 @@ bin_dir=$top/target/$profile
 # command to run, the name shown.
 out=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench/run-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-printf "kernel %s, %s vCPUs, %s s per run, %s build\n" "$kernel" "$cpus" "$secs" "$profile" > "$out/settings.txt"
+printf "kernel %s, %s vCPUs (one in latency1 and desktop1), %s s per run, %s build\n" "$kernel" "$cpus" "$secs" "$profile" > "$out/settings.txt"
 adds=(--add "$bin_dir/scxkit-probe") labels=() commands=() i=0
 for spec in "$@"; do
     read -r prog args <<< "$spec"

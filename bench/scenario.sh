@@ -24,28 +24,7 @@ DESKTOP_LEVELS="1 2 4"
 # A frame costs a quarter of a 60 Hz period of CPU time.
 FRAME_WORK_US=4000
 
-throughput_# desktop_level LABEL LEVEL: the frame loop for SECONDS, `uname` and `ps` timed meanwhile,
-# under LEVEL x (build job stream + CPU hog) per vCPU. Figures end in _xLEVEL.
-desktop_level() {
-    local label=$1 level=$2 n=$(($2 * ncpu)) hogs jobs frames tag
-    tag="s/^\([a-z0-9_]*\) /BENCH $label \1_x$level /"
-    stress-ng --cpu "$n" --timeout 600s --quiet & hogs=$!
-    scxkit-probe build-jobs --parallel "$n" --job-cpu-ms 20 --seconds "$((secs + 2))" > /tmp/jobs.txt & jobs=$!
-    sleep 1
-    scxkit-probe frames --work-us "$FRAME_WORK_US" --seconds "$secs" > /tmp/frames.txt & frames=$!
-    scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r | sed "s/^/BENCH $label uname_us_x$level /"
-    scxkit-probe run-latency --count 15 --interval-ms 200 -- ps | sed "s/^/BENCH $label ps_us_x$level /"
-    wait "$frames"; wait "$jobs"
-    kill "$hogs"; wait "$hogs" 2>/dev/null
-    sed "$tag" /tmp/frames.txt /tmp/jobs.txt
-}
-
-desktop_suite() {
-    local level
-    for level in $DESKTOP_LEVELS; do desktop_level "$1" "$level"; done
-}
-
-suite() {
+throughput_suite() {
     local label=$1 i
     for i in 1 2 3; do
         hackbench -g 4 -f 10 -l 200 2>&1 | sed -n "s/^Time: *\([0-9.]*\).*/BENCH $label hackbench_s \1/p"
@@ -58,28 +37,7 @@ suite() {
         | awk -v l="$label" '{ us += $1 } END { if (us > 0) printf "BENCH %s forkexec_per_s %.1f\n", l, NR * 1e6 / us }'
 }
 
-latency_# desktop_level LABEL LEVEL: the frame loop for SECONDS, `uname` and `ps` timed meanwhile,
-# under LEVEL x (build job stream + CPU hog) per vCPU. Figures end in _xLEVEL.
-desktop_level() {
-    local label=$1 level=$2 n=$(($2 * ncpu)) hogs jobs frames tag
-    tag="s/^\([a-z0-9_]*\) /BENCH $label \1_x$level /"
-    stress-ng --cpu "$n" --timeout 600s --quiet & hogs=$!
-    scxkit-probe build-jobs --parallel "$n" --job-cpu-ms 20 --seconds "$((secs + 2))" > /tmp/jobs.txt & jobs=$!
-    sleep 1
-    scxkit-probe frames --work-us "$FRAME_WORK_US" --seconds "$secs" > /tmp/frames.txt & frames=$!
-    scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r | sed "s/^/BENCH $label uname_us_x$level /"
-    scxkit-probe run-latency --count 15 --interval-ms 200 -- ps | sed "s/^/BENCH $label ps_us_x$level /"
-    wait "$frames"; wait "$jobs"
-    kill "$hogs"; wait "$hogs" 2>/dev/null
-    sed "$tag" /tmp/frames.txt /tmp/jobs.txt
-}
-
-desktop_suite() {
-    local level
-    for level in $DESKTOP_LEVELS; do desktop_level "$1" "$level"; done
-}
-
-suite() {
+latency_suite() {
     local label=$1 hogs
     stress-ng --cpu "$hogs_n" --timeout "$((secs + 3))s" --quiet & hogs=$!
     sleep 2

@@ -108,5 +108,13 @@ class Significance(unittest.TestCase):
         self.assertNotIn("scx_x:", out.getvalue())
 
 
+class Scenario(unittest.TestCase):
+    def test_every_guest_mode_has_its_suite_once(self):
+        text = open(os.path.join(os.path.dirname(__file__), "scenario.sh")).read()
+        for kind in set(report.MODE_KIND.values()):
+            self.assertEqual(text.count(f"\n{kind}_suite() {{"), 1, kind)
+            self.assertIn(f"{kind}) {kind}_suite", text)
+
+
 if __name__ == "__main__":
     unittest.main()
