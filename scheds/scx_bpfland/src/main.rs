@@ -30,7 +30,6 @@ const SPEC: SchedulerSpec = SchedulerSpec {
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "both classes share the global FIFO, interactive tasks at its head, and CPUs outside the primary domain may take queued work"),
         ("scx_bpf_test_and_clear_cpu_idle", "the previous CPU is not tried before the kernel's own idle selection"),
-        ("scx_bpf_task_set_dsq_vtime", "vtime is written to the task directly"),
         ("scx_bpf_task_set_slice", "the slice is written to the task directly"),
     ],
     metrics: &[stats::METRICS],

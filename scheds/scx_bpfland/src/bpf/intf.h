@@ -26,6 +26,9 @@ enum bpfland_consts {
 	/* When a regular task has waited this long, or no regular task has been served for this
 	 * long, the regular queue goes first. */
 	BPFLAND_STARVATION_MS = 100,
+	/* How many of the regular queue's first tasks are looked at for one that waited that
+	 * long (a task just forked is queued ahead of hogs). */
+	BPFLAND_OVERDUE_SCAN = 8,
 	/* Tasks queued this long with no CPU taking any: CPUs outside the primary domain take
 	 * them (see queues_unserved). */
 	BPFLAND_UNSERVED_MS = 100,
@@ -75,6 +78,10 @@ struct task_ctx {
 	u64 nvcsw_rate;
 	/* Runtime charged to the task so far, ns (shown by --watch-pid). */
 	u64 runtime_ns;
+	/* Weighted vruntime, ns; the queues order by it plus exec_ns (see task_deadline). */
+	u64 vtime;
+	/* Runtime since the task last slept, ns. */
+	u64 exec_ns;
 	/* When it was last put in a queue, ns. */
 	u64 queued_ns;
 	/* Set by select_cpu for the wakeup it handled: 1 when the task may preempt (no idle CPU

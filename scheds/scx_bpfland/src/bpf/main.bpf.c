@@ -164,12 +164,18 @@ void BPF_STRUCT_OPS(bpfland_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
 	struct cpu_ctx *cctx = cpu_ctx_get(scx_bpf_task_cpu(p));
+	u64 slice;
 
-	if (time_before(vtime_now, p->scx.dsq_vtime))
-		vtime_now = p->scx.dsq_vtime;
 	if (!tctx)
 		return;
+	if (time_before(vtime_now, tctx->vtime))
+		vtime_now = tctx->vtime;
 	tctx->start_ns = bpf_ktime_get_ns();
+	slice = tctx->interactive ? p->scx.slice : shared_slice(p->scx.slice);
+	if (slice < p->scx.slice) {
+		scxk_set_slice(p, slice);
+		tctx->slice_ns = slice;
+	}
 	if (cctx) {
 		cctx->running_regular = !tctx->interactive;
 		cctx->running_since_ns = tctx->start_ns;
@@ -217,9 +223,15 @@ void BPF_STRUCT_OPS(bpfland_cpu_offline, s32 cpu)
 	}
 }
 
+/* A new task starts with the credit of a task waking from a long sleep: it has asked for
+ * nothing yet. A hog that has waited long is at that floor too, but asks for its run so far
+ * on top (task_deadline): a command forked under load goes before the hogs. */
 void BPF_STRUCT_OPS(bpfland_enable, struct task_struct *p)
 {
-	scxk_set_dsq_vtime(p, vtime_now);
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	if (tctx)
+		tctx->vtime = vtime_now - slice_lag_ns;
 }
 
 s32 BPF_STRUCT_OPS(bpfland_init_task, struct task_struct *p, struct scx_init_task_args *args)

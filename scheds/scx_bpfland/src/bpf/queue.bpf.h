@@ -1,6 +1,6 @@
 /*
  * scx_bpfland, queues: interactive tasks wait in their own queue, served before the regular
- * one; each queue is ordered by weighted vruntime. A waking interactive task on a saturated
+ * one; each queue is ordered by deadline (task_deadline). A waking interactive task on a saturated
  * machine preempts a regular one. Where the kernel cannot create queues (see kfuncs.bpf.h)
  * both classes share the built-in global FIFO, interactive tasks at its head.
  */
@@ -111,6 +111,25 @@ static __always_inline bool queues_empty(void)
 	return scx_bpf_dsq_nr_queued(BPFLAND_PRIO_DSQ) + scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ) == 0;
 }
 
+/* The slice of a regular task starting to run now: its budget, cut so that the regular
+ * tasks waiting share the base slice. With N waiting per CPU, each gets slice_ns / (N + 1),
+ * and at least slice_min_ns: a short command queued behind a build then waits about one base
+ * slice, whatever the load, rather than one base slice per task ahead of it. (Interactive
+ * tasks keep their budget: they run in short bursts, and cutting one only sends it back to
+ * its queue.) */
+static __always_inline u64 shared_slice(u64 budget_ns)
+{
+	u64 waiting, share_ns;
+
+	if (!scx_bpf_dsq_nr_queued_usable())
+		return budget_ns;
+	waiting = scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ) / nr_cpus;
+	share_ns = slice_ns / (waiting + 1);
+	if (share_ns < slice_min_ns)
+		share_ns = slice_min_ns;
+	return budget_ns < share_ns ? budget_ns : share_ns;
+}
+
 /* A task was taken from the queues: the wait, if any remains, starts again now. */
 static __always_inline void queues_served(u64 now)
 {
@@ -153,7 +172,7 @@ static __always_inline s32 unserved_watch_start(void)
 	return bpf_timer_start(&w->timer, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, 0);
 }
 
-/* Queues p by class and vruntime. */
+/* Queues p by class and deadline (task_deadline). */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,
 				       u64 enq_flags)
 {
@@ -168,7 +187,7 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 	}
 	tctx->queued_ns = bpf_ktime_get_ns();
 	scx_bpf_dsq_insert_vtime(p, tctx->interactive ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ,
-				 slice, task_vtime(p), enq_flags);
+				 slice, task_deadline(p, tctx), enq_flags);
 	if (wait_starts)
 		waiting_since_ns = bpf_ktime_get_ns();
 }
@@ -176,62 +195,93 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 /* When a regular task was last taken from the regular queue, ns. */
 static u64 regular_served_ns;
 
-/* Takes the regular queue's first task; a turn for a task that waited too long
- * (`overdue`) does not count as serving the queue, whose next task may be a fresh one. */
-static __always_inline bool consume_regular(u64 now, bool overdue)
+/* Takes the regular queue's first task in its turn. (An overdue turn, move_overdue, does
+ * not count as serving the queue: the next task may be waiting as long.) */
+static __always_inline bool consume_regular(u64 now)
 {
 	if (!scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ))
 		return false;
-	if (!overdue)
+	regular_served_ns = now;
+	return true;
+}
+
+/* Whether regular task p has waited BPFLAND_STARVATION_MS since it was queued. */
+static __always_inline bool overdue(struct task_struct *p, u64 now)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	return tctx && tctx->queued_ns &&
+	       time_before(tctx->queued_ns + BPFLAND_STARVATION_MS * NSEC_PER_MSEC, now);
+}
+
+/* Whether queued task p may be moved to `cpu` now: allowed there, and not held on another
+ * CPU with migration disabled (a task preempted in such a section). */
+static __always_inline bool movable_to(struct task_struct *p, s32 cpu)
+{
+	return bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+	       (!p->migration_disabled || scx_bpf_task_cpu(p) == cpu);
+}
+
+/* Gives p, about to be moved for an overdue turn, the minimum slice. */
+static __always_inline void cut_to_min_slice(struct task_struct *p)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	if (tctx)
+		tctx->slice_ns = slice_min_ns;
+	scxk_set_slice(p, slice_min_ns);
+}
+
+/* Moves to `cpu` (this CPU) a regular task that has waited BPFLAND_STARVATION_MS: the first
+ * such among the regular queue's first BPFLAND_OVERDUE_SCAN tasks that may run here, as one
+ * queued after a fork may be ahead of a hog that has waited long (task_deadline). With
+ * `none_served`, the first that may run here is due anyway. The turn is cut to the minimum
+ * slice. */
+static __always_inline bool move_overdue(s32 cpu, u64 now, bool none_served)
+{
+	struct task_struct *p;
+	u32 seen = 0;
+
+	if (scxk_dsq_walk_usable()) {
+		bpf_for_each(scx_dsq, p, BPFLAND_SHARED_DSQ, 0) {
+			if (seen++ >= BPFLAND_OVERDUE_SCAN)
+				break;
+			if (!movable_to(p, cpu) || (!none_served && !overdue(p, now)))
+				continue;
+			cut_to_min_slice(p);
+			return scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+		}
+		return false;
+	}
+	if (scx_bpf_dsq_peek_usable()) {
+		p = scx_bpf_dsq_peek(BPFLAND_SHARED_DSQ);
+		if (!p || (!none_served && !overdue(p, now)))
+			return false;
+		cut_to_min_slice(p);
+		return scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ);
+	}
+	return none_served && scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ);
+}
+
+/* Serves the regular queue before waiting interactive tasks when one of its tasks has waited
+ * BPFLAND_STARVATION_MS, or no regular task was served for that long. The first rule bounds
+ * each task's wait (the second alone lets N regular tasks wait about N times as long, one
+ * served per period). Such a turn is cut to the minimum slice, and a CPU never gives two in
+ * a row (see consume): with more regular tasks than the bound has minimum slices, every one
+ * of them is overdue, and interactive tasks would get no turn. */
+static __always_inline bool serve_starving_regular(s32 cpu, u64 now, bool none_served)
+{
+	if (!scx_bpf_dsq_nr_queued_usable() || !scx_bpf_dsq_nr_queued(BPFLAND_PRIO_DSQ))
+		return false;
+	if (!move_overdue(cpu, now, none_served))
+		return false;
+	if (none_served)
 		regular_served_ns = now;
 	return true;
 }
 
-/* Decides, for the first task p of the regular queue, whether the regular queue goes first
- * (see regular_starving); if so, cuts that task's turn to the minimum slice. */
-static __always_inline bool starving_head(struct task_struct *p, u64 now, bool none_served)
-{
-	struct task_ctx *tctx = task_ctx_get(p);
-
-	u64 overdue_at;
-
-	if (!tctx)
-		return none_served;
-	overdue_at = tctx->queued_ns + BPFLAND_STARVATION_MS * NSEC_PER_MSEC;
-	if (!none_served && (!tctx->queued_ns || !time_before(overdue_at, now)))
-		return false;
-	tctx->slice_ns = slice_min_ns;
-	scxk_set_slice(p, slice_min_ns);
-	return true;
-}
-
-/* Whether the regular queue goes before waiting interactive tasks: its first task has waited
- * BPFLAND_STARVATION_MS, or no regular task was served for that long. The first rule bounds
- * each task's wait (the second alone lets N regular tasks wait about N times as long, one
- * served per period); the first task is about the longest waiting, as one queued again
- * after its turn has the larger vruntime. Such a turn is cut to the minimum slice, and a CPU
- * never gives two in a row (see consume): with more regular tasks than the bound has
- * minimum slices, every one of them is overdue, and interactive tasks would get no turn. */
-static __always_inline bool regular_starving(u64 now, bool none_served)
-{
-	struct task_struct *p;
-
-	if (!scx_bpf_dsq_nr_queued_usable() || !scx_bpf_dsq_nr_queued(BPFLAND_PRIO_DSQ))
-		return false;
-	if (scx_bpf_dsq_peek_usable()) {
-		p = scx_bpf_dsq_peek(BPFLAND_SHARED_DSQ);
-		return p && starving_head(p, now, none_served);
-	}
-	if (scxk_dsq_walk_usable()) {
-		bpf_for_each(scx_dsq, p, BPFLAND_SHARED_DSQ, 0)
-			return starving_head(p, now, none_served);
-		return false;
-	}
-	return none_served;
-}
-
 /* Moves the next task to this CPU's local queue: interactive first, unless the regular
- * queue is starving (regular_starving). (Serving it on a fixed share of dispatches instead
+ * queue is starving (serve_starving_regular). (Serving it on a fixed share of dispatches instead
  * put a hog's whole slice ahead of waiting interactive tasks.) */
 static __always_inline bool consume(s32 cpu)
 {
@@ -240,12 +290,11 @@ static __always_inline bool consume(s32 cpu)
 	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
 	bool overdue_turn = false, taken;
 
-	if ((none_served || (cctx && !cctx->overdue_turn)) && regular_starving(now, none_served) &&
-	    consume_regular(now, !none_served)) {
+	if ((none_served || (cctx && !cctx->overdue_turn)) && serve_starving_regular(cpu, now, none_served)) {
 		taken = true;
 		overdue_turn = !none_served;
 	} else {
-		taken = scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now, false);
+		taken = scx_bpf_dsq_move_to_local(BPFLAND_PRIO_DSQ) || consume_regular(now);
 	}
 	if (cctx)
 		cctx->overdue_turn = overdue_turn;

@@ -35,11 +35,24 @@ static __always_inline u64 task_slice(const struct task_ctx *tctx)
 }
 
 /* The vruntime to queue with: a long sleeper brings back at most `slice_lag_ns` of credit. */
-static __always_inline u64 task_vtime(const struct task_struct *p)
+static __always_inline u64 task_vtime(struct task_ctx *tctx)
 {
 	u64 floor = vtime_now - slice_lag_ns;
 
-	return time_before(p->scx.dsq_vtime, floor) ? floor : p->scx.dsq_vtime;
+	if (time_before(tctx->vtime, floor))
+		tctx->vtime = floor;
+	return tctx->vtime;
+}
+
+/* A task's place in its queue: its vruntime plus what it has run since it last slept, at
+ * most slice_lag_ns (weighted like the vruntime). Of two tasks as far behind, the one that
+ * asks for less goes first: a command just forked before a hog in the middle of a long run,
+ * which EEVDF's deadlines also do. */
+static __always_inline u64 task_deadline(const struct task_struct *p, struct task_ctx *tctx)
+{
+	u64 exec_ns = tctx->exec_ns < slice_lag_ns ? tctx->exec_ns : slice_lag_ns;
+
+	return task_vtime(tctx) + exec_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight;
 }
 
 static __always_inline s64 clamp_lag(s64 ns)
@@ -81,7 +94,8 @@ static __always_inline void update_interactive(struct task_ctx *tctx, u64 now)
 }
 
 /* Charges the time p ran since its budget period started: vruntime (scaled by the inverse
- * of its weight), total runtime, and the slice budget carried over; a new period starts. */
+ * of its weight), total runtime and runtime since it slept, and the slice budget carried
+ * over; a new period starts. */
 static __always_inline void task_charge(struct task_struct *p, struct task_ctx *tctx, u64 now)
 {
 	u64 used_ns = now - tctx->start_ns;
@@ -91,21 +105,25 @@ static __always_inline void task_charge(struct task_struct *p, struct task_ctx *
 		tctx->start_ns = now;
 		return;
 	}
-	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + used_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight);
+	tctx->vtime += used_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight;
 	tctx->runtime_ns += used_ns;
+	tctx->exec_ns += used_ns;
 	tctx->carry_ns = clamp_lag((s64)tctx->slice_ns - (s64)used_ns);
 	tctx->start_ns = now;
 }
 
-/* Accounts a task leaving the CPU: vruntime, slice budget, voluntary switches. */
+/* Accounts a task leaving the CPU: vruntime, slice budget, voluntary switches; a task that
+ * sleeps starts a new run. */
 static __always_inline void task_stop(struct task_struct *p, struct task_ctx *tctx, bool runnable)
 {
 	u64 now = bpf_ktime_get_ns();
 
 	task_charge(p, tctx, now);
 	/* Not runnable any more: the task blocked by itself (a voluntary switch). */
-	if (!runnable)
+	if (!runnable) {
 		tctx->nvcsw_window++;
+		tctx->exec_ns = 0;
+	}
 	update_interactive(tctx, now);
 }
 
