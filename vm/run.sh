@@ -112,7 +112,10 @@ if [ "$icount" -eq 1 ]; then
 else
     accel=(-accel "tcg,thread=$tcg_threads")
 fi
-echo "vm/run: Linux $(cat "$kdir/release") on $rootfs, $cpus CPUs ($nodes nodes x $cores cores x $threads threads), ${accel[*]}, timeout ${timeout_s}s" >&2
+banner="vm/run: Linux $(cat "$kdir/release") on $rootfs, $cpus CPUs ($nodes nodes x $cores cores x $threads threads), ${accel[*]}, timeout ${timeout_s}s"
+echo "$banner" >&2
+# The log starts with it too: whether TCG was multi-threaded decides what an int3 oops means.
+[ -z "$log" ] || echo "$banner" >> "$log"
 console="$work/console.log"
 : > "$console"
 # The guest powers itself off once the scenario reports; a guest whose hotplug is stuck

@@ -120,10 +120,13 @@ static __always_inline bool queues_empty(void)
 static __always_inline u64 shared_slice(u64 budget_ns)
 {
 	u64 waiting, share_ns;
+	s32 queued;
 
-	if (!scx_bpf_dsq_nr_queued_usable())
+	/* In the global-FIFO fallback there is no regular queue to count. */
+	if (!scx_bpf_create_dsq_usable() || !scx_bpf_dsq_nr_queued_usable())
 		return budget_ns;
-	waiting = scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ) / nr_cpus;
+	queued = scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ);
+	waiting = queued > 0 ? (u32)queued / nr_cpus : 0;
 	share_ns = slice_ns / (waiting + 1);
 	if (share_ns < slice_min_ns)
 		share_ns = slice_min_ns;
@@ -248,8 +251,10 @@ static __always_inline bool move_overdue(s32 cpu, u64 now, bool none_served)
 				break;
 			if (!movable_to(p, cpu) || (!none_served && !overdue(p, now)))
 				continue;
+			if (!scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
+				return false;
 			cut_to_min_slice(p);
-			return scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+			return true;
 		}
 		return false;
 	}
