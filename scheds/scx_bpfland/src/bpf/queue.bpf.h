@@ -1,8 +1,8 @@
 /*
  * scx_bpfland, queues: interactive tasks wait in their own queue, served before the regular
- * one; each queue is ordered by deadline (task_deadline). A waking interactive task on a saturated
- * machine preempts a regular one. Where the kernel cannot create queues (see kfuncs.bpf.h)
- * both classes share the built-in global FIFO, interactive tasks at its head.
+ * one; each queue is ordered by deadline (task_deadline). A waking interactive task on a
+ * saturated machine preempts a regular one. Where the kernel cannot create queues (see
+ * kfuncs.bpf.h) both classes share the built-in global FIFO, interactive tasks at its head.
  */
 #ifndef __BPFLAND_QUEUE_BPF_H
 #define __BPFLAND_QUEUE_BPF_H
@@ -258,6 +258,8 @@ static __always_inline bool move_overdue(s32 cpu, u64 now, bool none_served)
 		}
 		return false;
 	}
+	/* Without a walk: the head only (the kernel may move another task that can run here,
+	 * with the head's slice cut). */
 	if (scx_bpf_dsq_peek_usable()) {
 		p = scx_bpf_dsq_peek(BPFLAND_SHARED_DSQ);
 		if (!p || (!none_served && !overdue(p, now)))
@@ -286,8 +288,8 @@ static __always_inline bool serve_starving_regular(s32 cpu, u64 now, bool none_s
 }
 
 /* Moves the next task to this CPU's local queue: interactive first, unless the regular
- * queue is starving (serve_starving_regular). (Serving it on a fixed share of dispatches instead
- * put a hog's whole slice ahead of waiting interactive tasks.) */
+ * queue is starving (serve_starving_regular). (Serving it on a fixed share of dispatches
+ * instead put a hog's whole slice ahead of waiting interactive tasks.) */
 static __always_inline bool consume(s32 cpu)
 {
 	u64 now = bpf_ktime_get_ns();
@@ -295,7 +297,8 @@ static __always_inline bool consume(s32 cpu)
 	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
 	bool overdue_turn = false, taken;
 
-	if ((none_served || (cctx && !cctx->overdue_turn)) && serve_starving_regular(cpu, now, none_served)) {
+	if ((none_served || (cctx && !cctx->overdue_turn)) &&
+	    serve_starving_regular(cpu, now, none_served)) {
 		taken = true;
 		overdue_turn = !none_served;
 	} else {
