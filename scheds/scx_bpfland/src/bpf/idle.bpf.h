@@ -82,6 +82,9 @@ static __always_inline void primary_mask_set(s32 cpu, bool online)
 	bpf_rcu_read_unlock();
 }
 
+/* CPUs online now, among which the regular queue's tasks share the time (shared_slice). */
+static u32 nr_online_cpus;
+
 /* A CPU came or went: an offline CPU is neither idle nor busy, and runs nothing. */
 static __always_inline void cpu_set_online(s32 cpu, bool online)
 {
@@ -90,6 +93,8 @@ static __always_inline void cpu_set_online(s32 cpu, bool online)
 	primary_mask_set(cpu, online);
 	if (!cctx)
 		return;
+	if (cctx->offline == online)
+		__sync_fetch_and_add(&nr_online_cpus, online ? 1 : -1);
 	cctx->offline = !online;
 	cctx->busy_since_ns = 0;
 	cctx->running_regular = 0;
@@ -101,6 +106,7 @@ static __always_inline void cpus_init_online(void)
 {
 	u32 cpu;
 
+	nr_online_cpus = nr_cpus;
 	bpf_for(cpu, 0, nr_cpus)
 		cpu_set_online(cpu, bitmap_test(online_cpus, BPFLAND_MAX_CPUS / 64, cpu));
 }

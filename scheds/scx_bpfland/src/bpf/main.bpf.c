@@ -155,8 +155,7 @@ void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 	 * without passing through stopping and running, so what it ran is charged here. */
 	if (prev && (prev->scx.flags & SCX_TASK_QUEUED) && (tctx = task_ctx_get(prev))) {
 		task_charge(prev, tctx, bpf_ktime_get_ns());
-		tctx->slice_ns = task_slice(tctx);
-		scxk_set_slice(prev, tctx->slice_ns);
+		task_set_slice(prev, tctx, task_slice(tctx));
 	}
 }
 
@@ -172,10 +171,8 @@ void BPF_STRUCT_OPS(bpfland_running, struct task_struct *p)
 		vtime_now = tctx->vtime;
 	tctx->start_ns = bpf_ktime_get_ns();
 	slice = tctx->interactive ? p->scx.slice : shared_slice(p->scx.slice);
-	if (slice < p->scx.slice) {
-		scxk_set_slice(p, slice);
-		tctx->slice_ns = slice;
-	}
+	if (slice < p->scx.slice)
+		task_set_slice(p, tctx, slice);
 	if (cctx) {
 		cctx->running_regular = !tctx->interactive;
 		cctx->running_since_ns = tctx->start_ns;

@@ -126,7 +126,7 @@ static __always_inline u64 shared_slice(u64 budget_ns)
 	if (!scx_bpf_create_dsq_usable() || !scx_bpf_dsq_nr_queued_usable())
 		return budget_ns;
 	queued = scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ);
-	waiting = queued > 0 ? (u32)queued / nr_cpus : 0;
+	waiting = queued > 0 ? (u32)queued / (nr_online_cpus ?: 1) : 0;
 	share_ns = slice_ns / (waiting + 1);
 	if (share_ns < slice_min_ns)
 		share_ns = slice_min_ns;
@@ -228,11 +228,7 @@ static __always_inline bool movable_to(struct task_struct *p, s32 cpu)
 /* Gives p, about to be moved for an overdue turn, the minimum slice. */
 static __always_inline void cut_to_min_slice(struct task_struct *p)
 {
-	struct task_ctx *tctx = task_ctx_get(p);
-
-	if (tctx)
-		tctx->slice_ns = slice_min_ns;
-	scxk_set_slice(p, slice_min_ns);
+	task_set_slice(p, task_ctx_get(p), slice_min_ns);
 }
 
 /* Moves to `cpu` (this CPU) a regular task that has waited BPFLAND_STARVATION_MS: the first

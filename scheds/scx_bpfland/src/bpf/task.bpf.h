@@ -34,6 +34,14 @@ static __always_inline u64 task_slice(const struct task_ctx *tctx)
 	return slice < (s64)slice_min_ns ? slice_min_ns : (u64)slice;
 }
 
+/* Gives p a slice of `ns` from now, remembered in its context (when it has one). */
+static __always_inline void task_set_slice(struct task_struct *p, struct task_ctx *tctx, u64 ns)
+{
+	if (tctx)
+		tctx->slice_ns = ns;
+	scxk_set_slice(p, ns);
+}
+
 /* The vruntime to queue with: a long sleeper brings back at most `slice_lag_ns` of credit. */
 static __always_inline u64 task_vtime(struct task_ctx *tctx)
 {
