@@ -3,7 +3,7 @@
 //! written back for the BPF side to apply (home.bpf.h). With --no-load-balance the pass
 //! still runs, for its statistics, and nothing is written.
 
-use crate::bpf_io::{clear_requests, monotonic_ns, read_dom_loads, read_tasks, write_requests, write_tune, TaskView};
+use crate::bpf_io::{clear_requests, monotonic_ns, Expired, read_dom_loads, read_tasks, write_requests, write_tune, TaskView};
 use crate::intf::RUSTY_NR_LB_LEVELS;
 use crate::tuner::Tuning;
 use anyhow::Result;
@@ -13,6 +13,7 @@ use scxkit::lb::load::task_loads;
 use scxkit::lb::{Balancer, PassReport, Task};
 use scxkit::Cpumask;
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// What the jobs found, for the statistics.
@@ -25,7 +26,7 @@ pub struct Shared {
     pub decided: [u64; RUSTY_NR_LB_LEVELS as usize],
     pub requested: [u64; RUSTY_NR_LB_LEVELS as usize],
     /// Requests no task took up before the next pass.
-    pub expired: u64,
+    pub expired: Expired,
     pub nr_tasks: usize,
     /// Each domain's load as the BPF side keeps it, busy nice-0 tasks.
     pub dom_loads_bpf: Vec<f64>,
@@ -74,7 +75,10 @@ impl LbJob<'_> {
             }
         }
         if self.enabled {
-            shared.expired += clear_requests(self.maps.requests)?;
+            let runnable: HashSet<i32> = views.iter().filter(|v| v.runnable).map(|v| v.pid).collect();
+            let expired = clear_requests(self.maps.requests, |pid| runnable.contains(&pid))?;
+            shared.expired.runnable += expired.runnable;
+            shared.expired.asleep += expired.asleep;
             write_requests(self.maps.requests, &moves)?;
             shared.lb_seq += 1;
             write_tune(self.maps.tune, &shared.tuning.to_input(shared.lb_seq))?;

@@ -82,16 +82,30 @@ pub fn write_tune(map: &dyn MapCore, tune: &tune_input) -> Result<()> {
     map.update(&0u32.to_ne_bytes(), to_bytes(tune), MapFlags::ANY).context("writing the tuner's decisions")
 }
 
-/// Removes the requests of the previous pass that no task took up; returns how many.
-pub fn clear_requests(map: &dyn MapCore) -> Result<u64> {
+/// Requests of a pass that no task took up before the next one, by the task's state then.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Expired {
+    /// The task was runnable and still did not take its move up: the BPF side missed it.
+    pub runnable: u64,
+    /// The task slept through the pass (or exited): nothing could take the move up.
+    pub asleep: u64,
+}
+
+/// Removes the requests of the previous pass that no task took up, and counts them by
+/// whether their task is runnable now (`is_runnable`, by pid).
+pub fn clear_requests(map: &dyn MapCore, is_runnable: impl Fn(i32) -> bool) -> Result<Expired> {
     let keys: Vec<Vec<u8>> = map.keys().collect();
-    let mut cleared = 0;
+    let mut expired = Expired::default();
     for key in keys {
-        if map.delete(&key).is_ok() {
-            cleared += 1;
+        if map.delete(&key).is_err() {
+            continue;
+        }
+        match from_bytes::<i32>(&key) {
+            Some(pid) if is_runnable(pid) => expired.runnable += 1,
+            _ => expired.asleep += 1,
         }
     }
-    Ok(cleared)
+    Ok(expired)
 }
 
 /// Writes one pass's moves: (pid, new home, level 1 = node / 2 = domain).
