@@ -7,7 +7,7 @@
 # with the blocked tasks' stacks (lib.sh: set_cpu_online, watch_hung_tasks). scx_simple,
 # scx_bpfland and scx_rustland follow each event without a restart (ops.cpu_online /
 # ops.cpu_offline) and must stay attached throughout; scx_rusty rebuilds its domains, so it
-# asks for a restart on each event.
+# asks for a restart on each event. scx_bpfland also loses its whole primary domain (primary_gone).
 . /scxkit/lib.sh
 EVENTS=${1:-60}
 RUSTY_EVENTS=${2:-8}
@@ -21,10 +21,33 @@ storm() {
     echo "---- $name: $(count_matches "$log" 'followed without a restart') events followed, $(count_matches "$log" 'asked for a restart') restarts"
 }
 
+# primary_gone EVENTS: scx_bpfland with a primary domain of CPU 1 alone, which goes off and on
+# every 2 s under hackbench and CPU and fork hogs. With no primary CPU online, every task
+# once waited on its own CPU's local queue, which never emptied, so the tasks already queued
+# were never taken: an RCU stall ejected it after 6 events, in 2 boots of 2 (7.3).
+primary_gone() {
+    local log=/tmp/primary-gone.log i=0 load hb
+    start_sched "$log" scx_bpfland --primary-domain 0x2
+    expect_loaded scx_bpfland bpfland "$log"
+    stress-ng --cpu 8 --fork 2 --switch 2 --timeout 3600s --quiet & load=$!
+    hackbench -l 100000 -g 4 >/dev/null 2>&1 & hb=$!
+    while [ "$i" -lt "$1" ] && kill -0 "$SCHED_PID" 2>/dev/null; do
+        set_cpu_online 1 $((i % 2)); sleep 2; i=$((i + 1))
+    done
+    set_cpu_online 1 1
+    if kill -0 "$SCHED_PID" 2>/dev/null && is_enabled && [ "$(sched_ops)" = bpfland ]; then
+        pass "scx_bpfland: its whole primary domain (CPU 1) off and on $i times under hackbench and hogs, still loaded"
+    else
+        fail "scx_bpfland: its whole primary domain off and on under load" "after $i events: state $(sched_state); $(grep -E 'bpfland:|error|stall' "$log" | head -n 12)"
+    fi
+    kill "$load" "$hb" 2>/dev/null; wait "$load" "$hb" 2>/dev/null
+    expect_clean_exit scx_bpfland "$log"
+}
+
 storm scx_simple simple "$EVENTS" follows
-# CPU 1 of the primary domain goes offline and back, by turns. (With the whole primary
-# domain going, 0x2: open, see the README: a review saw the watchdog eject it under heavy load.)
+# CPU 1 of the primary domain goes offline and back, by turns.
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
+primary_gone 12
 storm scx_rustland rustland "$EVENTS" follows
 storm scx_rusty rusty "$RUSTY_EVENTS" restarts
 finish

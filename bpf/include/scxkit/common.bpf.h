@@ -47,6 +47,13 @@
 			SCXK_BSTR_CALL(scxk_exit_as_error, fmt, ##args);               \
 	})
 
+/* Adds a formatted line to the kernel's debug dump; only from ops.dump (an ejection, SysRq D). */
+#define scxk_dump(fmt, args...)                                                       \
+	({                                                                            \
+		if (scx_bpf_dump_bstr_usable())                                        \
+			SCXK_BSTR_CALL(scx_bpf_dump_bstr, fmt, ##args);                \
+	})
+
 static __always_inline void scxk_exit_as_error(char *fmt, unsigned long long *data, u32 data__sz)
 {
 	scx_bpf_exit_bstr(SCXK_ECODE_BPF_ERROR, fmt, data, data__sz);

@@ -66,6 +66,7 @@ SCXK_KFUNC(bool, scx_bpf_task_set_dsq_vtime, (struct task_struct *p, u64 vtime))
 SCXK_KFUNC(void, scx_bpf_error_bstr, (char *fmt, unsigned long long *data, u32 data__sz))
 SCXK_KFUNC(void, scx_bpf_exit_bstr, (s64 exit_code, char *fmt, unsigned long long *data,
 				     u32 data__sz))
+SCXK_KFUNC(void, scx_bpf_dump_bstr, (char *fmt, unsigned long long *data, u32 data__sz))
 SCXK_KFUNC(u32, scx_bpf_cpuperf_cap, (s32 cpu))
 
 #endif /* __SCXKIT_KFUNCS_BPF_H */

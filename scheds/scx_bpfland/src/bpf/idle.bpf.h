@@ -84,6 +84,17 @@ static __always_inline void primary_mask_set(s32 cpu, bool online)
 
 /* CPUs online now, among which the regular queue's tasks share the time (shared_slice). */
 static u32 nr_online_cpus;
+/* Primary CPUs online now. */
+static u32 nr_primary_online;
+
+/* Whether the primary domain is every CPU: by the options, or because every primary CPU is
+ * offline (as in a suspend). A task is then never kept off it: were every task to wait on its
+ * own CPU as one that the primary domain excludes, work already queued would starve (the
+ * CPUs' local queues never empty, so ops.dispatch never runs). */
+static __always_inline bool primary_everywhere(void)
+{
+	return primary_all || !nr_primary_online;
+}
 
 /* A CPU came or went: an offline CPU is neither idle nor busy, and runs nothing. */
 static __always_inline void cpu_set_online(s32 cpu, bool online)
@@ -93,8 +104,11 @@ static __always_inline void cpu_set_online(s32 cpu, bool online)
 	primary_mask_set(cpu, online);
 	if (!cctx)
 		return;
-	if (cctx->offline == online)
+	if (cctx->offline == online) {
 		__sync_fetch_and_add(&nr_online_cpus, online ? 1 : -1);
+		if (in_primary(cpu))
+			__sync_fetch_and_add(&nr_primary_online, online ? 1 : -1);
+	}
 	cctx->offline = !online;
 	cctx->busy_since_ns = 0;
 	cctx->running_regular = 0;
@@ -107,6 +121,8 @@ static __always_inline void cpus_init_online(void)
 	u32 cpu;
 
 	nr_online_cpus = nr_cpus;
+	bpf_for(cpu, 0, nr_cpus)
+		nr_primary_online += in_primary(cpu);
 	bpf_for(cpu, 0, nr_cpus)
 		cpu_set_online(cpu, bitmap_test(online_cpus, BPFLAND_MAX_CPUS / 64, cpu));
 }
@@ -138,7 +154,7 @@ static __always_inline s32 place_task(struct task_struct *p, s32 prev_cpu, u64 w
 	const struct cpumask *primary = cast_mask(primary_mask);
 	s32 cpu;
 
-	if (primary_all || !primary)
+	if (primary_everywhere() || !primary)
 		return pick_idle_cpu(p, prev_cpu, wake_flags, p->cpus_ptr);
 	cpu = pick_idle_cpu(p, prev_cpu, wake_flags, primary);
 	if (cpu >= 0 || !primary_saturated())
@@ -151,7 +167,7 @@ static __always_inline bool allowed_on_primary(const struct task_struct *p)
 {
 	const struct cpumask *primary = cast_mask(primary_mask);
 
-	return primary_all || !primary || bpf_cpumask_intersects(primary, p->cpus_ptr);
+	return primary_everywhere() || !primary || bpf_cpumask_intersects(primary, p->cpus_ptr);
 }
 
 #endif /* __BPFLAND_IDLE_BPF_H */

@@ -268,6 +268,32 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(bpfland_init)
 	return err ? err : unserved_watch_start();
 }
 
+/* bpfland's own state in the kernel's debug dump: what decides whether queued work is taken. */
+void BPF_STRUCT_OPS(bpfland_dump, struct scx_dump_ctx *dctx)
+{
+	u64 now = bpf_ktime_get_ns();
+	s32 cpu;
+
+	if (scx_bpf_dsq_nr_queued_usable() && scx_bpf_create_dsq_usable())
+		scxk_dump("bpfland: queued interactive %d, regular %d\n",
+			  scx_bpf_dsq_nr_queued(BPFLAND_PRIO_DSQ),
+			  scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ));
+	scxk_dump("bpfland: waiting since %llu ms ago (0: none), unserved %d, primary saturated %d, regular served %llu ms ago, CPUs online %u (primary %u)\n",
+		  waiting_since_ns ? (now - waiting_since_ns) / 1000000 : 0, queues_unserved(),
+		  primary_saturated(), (now - regular_served_ns) / 1000000, nr_online_cpus,
+		  nr_primary_online);
+	bpf_for(cpu, 0, nr_cpus) {
+		struct cpu_ctx *cctx = cpu_ctx_get(cpu);
+
+		if (!cctx)
+			break;
+		scxk_dump("bpfland: CPU %d: primary %d, offline %u (bits %u), busy for %llu ms (0: idle), running regular %u, overdue turn %u\n",
+			  cpu, in_primary(cpu), cctx->offline, scxk_offline_bits(cpu),
+			  cctx->busy_since_ns ? (now - cctx->busy_since_ns) / 1000000 : 0,
+			  cctx->running_regular, cctx->overdue_turn);
+	}
+}
+
 void BPF_STRUCT_OPS(bpfland_exit, struct scx_exit_info *ei)
 {
 	scxk_record_exit(ei);
@@ -287,6 +313,7 @@ struct sched_ext_ops bpfland_ops = {
 	.init_task = (void *)bpfland_init_task,
 	.exit_task = (void *)bpfland_exit_task,
 	.init = (void *)bpfland_init,
+	.dump = (void *)bpfland_dump,
 	.exit = (void *)bpfland_exit,
 	/* Keep the kernel's idle tracking: scx_bpf_select_cpu_and() relies on it. Have the last
 	 * runnable task of a CPU go through enqueue rather than keep the CPU: that is how a task

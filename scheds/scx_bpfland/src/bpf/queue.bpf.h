@@ -77,15 +77,18 @@ static __always_inline bool run_on_idle_in(struct task_struct *p, const struct c
  * primary domain): an idle CPU of their domain (the primary domain, or all their CPUs). */
 static __always_inline bool run_on_idle(struct task_struct *p, u64 slice, u64 enq_flags)
 {
-	const struct cpumask *domain = primary_all ? p->cpus_ptr : cast_mask(primary_mask);
+	const struct cpumask *primary = cast_mask(primary_mask);
 
-	return run_on_idle_in(p, domain, slice, enq_flags);
+	/* Both masks loaded apart: one load picking either base is refused by the verifier. */
+	if (primary_everywhere() || !primary)
+		return run_on_idle_in(p, p->cpus_ptr, slice, enq_flags);
+	return run_on_idle_in(p, primary, slice, enq_flags);
 }
 
 /* When the primary domain is saturated: an idle CPU anywhere p may run. */
 static __always_inline bool overflow_now(struct task_struct *p, u64 slice, u64 enq_flags)
 {
-	if (primary_all || !primary_saturated())
+	if (primary_everywhere() || !primary_saturated())
 		return false;
 	return run_on_idle_in(p, p->cpus_ptr, slice, enq_flags);
 }
@@ -303,8 +306,8 @@ static __always_inline bool consume(s32 cpu)
 	if (cctx)
 		cctx->overdue_turn = overdue_turn;
 	/* Only the primary domain's serving ends a wait: CPUs outside it, once they help,
-	 * help until the queues are empty. */
-	if (taken && in_primary(cpu))
+	 * help until the queues are empty. (With no primary CPU online, every CPU serves.) */
+	if (taken && (in_primary(cpu) || primary_everywhere()))
 		queues_served(now);
 	return taken;
 }
