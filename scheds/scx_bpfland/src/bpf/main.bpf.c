@@ -220,15 +220,17 @@ void BPF_STRUCT_OPS(bpfland_cpu_offline, s32 cpu)
 	}
 }
 
-/* A new task starts with the credit of a task waking from a long sleep: it has asked for
- * nothing yet. A hog that has waited long is at that floor too, but asks for its run so far
- * on top (task_deadline): a command forked under load goes before the hogs. */
+/* A new task starts from its parent's vruntime (bpfland_init_task), or with the credit of a
+ * task waking from a long sleep when that is more: it has asked for nothing yet. A hog that
+ * has waited long is at that floor too, but asks for its run so far on top (task_deadline):
+ * a command forked by a shell goes before the hogs, while the children of a busy fork loop
+ * queue with their parent rather than ahead of everyone. */
 void BPF_STRUCT_OPS(bpfland_enable, struct task_struct *p)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
 
 	if (tctx)
-		tctx->vtime = vtime_now - slice_lag_ns;
+		task_vtime(tctx);
 }
 
 s32 BPF_STRUCT_OPS(bpfland_init_task, struct task_struct *p, struct scx_init_task_args *args)
@@ -237,6 +239,13 @@ s32 BPF_STRUCT_OPS(bpfland_init_task, struct task_struct *p, struct scx_init_tas
 
 	if (!tctx)
 		return -ENOMEM;
+	/* At fork, the task running is the parent. */
+	if (args->fork) {
+		struct task_ctx *parent = task_ctx_get(bpf_get_current_task_btf());
+
+		if (parent)
+			tctx->vtime = parent->vtime;
+	}
 	tctx->window_start_ns = bpf_ktime_get_ns();
 	tctx->wake_preempt = BPFLAND_WAKE_UNSEEN;
 	return 0;
