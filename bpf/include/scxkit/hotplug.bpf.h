@@ -154,6 +154,41 @@ static __always_inline void scxk_kick_idle_cpus(void)
 	}
 }
 
+#define CLOCK_MONOTONIC 1
+
+/* SCXK_IDLE_WAKER(name, period_ns, wanted): a BPF timer that wakes the idle CPUs every
+ * `period_ns` while `wanted()` says queued work waits with no CPU taking it: a CPU looks for
+ * work only in ops.dispatch, which an idle CPU does not call. Defines the timer's map `name`
+ * and `name##_start()`, to call from ops.init. */
+#define SCXK_IDLE_WAKER(name, period_ns, wanted)                                       \
+	struct name##_slot {                                                           \
+		struct bpf_timer timer;                                                \
+	};                                                                             \
+	struct {                                                                       \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                                      \
+		__uint(max_entries, 1);                                                \
+		__type(key, u32);                                                      \
+		__type(value, struct name##_slot);                                     \
+	} name SEC(".maps");                                                           \
+	static int name##_fire(void *map, int *key, struct bpf_timer *timer)           \
+	{                                                                              \
+		if (wanted())                                                          \
+			scxk_kick_idle_cpus();                                         \
+		bpf_timer_start(timer, (period_ns), 0);                                \
+		return 0;                                                              \
+	}                                                                              \
+	static __always_inline s32 name##_start(void)                                  \
+	{                                                                              \
+		u32 zero = 0;                                                          \
+		struct name##_slot *slot = bpf_map_lookup_elem(&name, &zero);          \
+                                                                                       \
+		if (!slot)                                                             \
+			return -ENOENT;                                                \
+		bpf_timer_init(&slot->timer, &name, CLOCK_MONOTONIC);                  \
+		bpf_timer_set_callback(&slot->timer, name##_fire);                     \
+		return bpf_timer_start(&slot->timer, (period_ns), 0);                  \
+	}
+
 static __always_inline void scxk_exit_for_hotplug(char *fmt, unsigned long long *data, u32 data__sz)
 {
 	scx_bpf_exit_bstr(SCX_ECODE_ACT_RESTART | SCX_ECODE_RSN_HOTPLUG, fmt, data, data__sz);

@@ -22,19 +22,6 @@
 #include "custody.bpf.h"
 #include "handoff.bpf.h"
 
-#define CLOCK_MONOTONIC 1
-
-struct watch_timer {
-	struct bpf_timer timer;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct watch_timer);
-} watch_timer SEC(".maps");
-
 static __always_inline bool comm_starts_with(const struct task_struct *p, const char *prefix, u32 len)
 {
 	u32 i;
@@ -184,13 +171,12 @@ static __always_inline bool shared_queue_waiting(void)
  * it may use was going idle; and while tasks are in custody, for the policy's decisions,
  * which only ops.dispatch applies (the CPU that would have, the policy's, may have gone
  * offline). */
-static int watch_fire(void *map, int *key, struct bpf_timer *timer)
+static __always_inline bool work_unseen(void)
 {
-	if (fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting() || custody_nonempty())
-		scxk_kick_idle_cpus();
-	bpf_timer_start(timer, USCHED_WATCH_INTERVAL_MS * 1000000ULL, 0);
-	return 0;
+	return fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting() || custody_nonempty();
 }
+
+SCXK_IDLE_WAKER(watch_timer, USCHED_WATCH_INTERVAL_MS * 1000000ULL, work_unseen)
 
 /* A hotplug event needs no restart: the kernel moves the tasks of a CPU that goes away (once
  * those in our queues are handed back to it, scxkit/hotplug.bpf.h) and turns a decision for
@@ -213,8 +199,6 @@ void BPF_STRUCT_OPS(usched_cpu_offline, s32 cpu)
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
 {
-	u32 zero = 0;
-	struct watch_timer *w;
 	s32 err;
 
 	if (scx_bpf_create_dsq_usable()) {
@@ -225,12 +209,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
 		if (err)
 			return err;
 	}
-	w = bpf_map_lookup_elem(&watch_timer, &zero);
-	if (!w)
-		return -ENOENT;
-	bpf_timer_init(&w->timer, &watch_timer, CLOCK_MONOTONIC);
-	bpf_timer_set_callback(&w->timer, watch_fire);
-	return bpf_timer_start(&w->timer, USCHED_WATCH_INTERVAL_MS * 1000000ULL, 0);
+	return watch_timer_start();
 }
 
 void BPF_STRUCT_OPS(usched_exit, struct scx_exit_info *ei)

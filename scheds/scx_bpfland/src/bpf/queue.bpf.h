@@ -142,41 +142,9 @@ static __always_inline void queues_served(u64 now)
 	waiting_since_ns = queues_empty() ? 0 : now;
 }
 
-/* Checks every half BPFLAND_UNSERVED_MS whether the queues are served; if not, wakes the
- * idle CPUs outside the primary domain so that they take the work (an idle CPU looks for
- * work only when woken). */
-#define CLOCK_MONOTONIC 1
-
-struct unserved_watch {
-	struct bpf_timer timer;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct unserved_watch);
-} unserved_watch SEC(".maps");
-
-static int unserved_watch_fire(void *map, int *key, struct bpf_timer *timer)
-{
-	if (queues_unserved())
-		scxk_kick_idle_cpus();
-	bpf_timer_start(timer, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, 0);
-	return 0;
-}
-
-static __always_inline s32 unserved_watch_start(void)
-{
-	u32 zero = 0;
-	struct unserved_watch *w = bpf_map_lookup_elem(&unserved_watch, &zero);
-
-	if (!w)
-		return -ENOENT;
-	bpf_timer_init(&w->timer, &unserved_watch, CLOCK_MONOTONIC);
-	bpf_timer_set_callback(&w->timer, unserved_watch_fire);
-	return bpf_timer_start(&w->timer, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, 0);
-}
+/* Every half BPFLAND_UNSERVED_MS, while the primary domain does not serve the queues, the
+ * idle CPUs outside it are woken to take the work. */
+SCXK_IDLE_WAKER(unserved_watch, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, queues_unserved)
 
 /* Queues p by class and deadline (task_deadline). */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,

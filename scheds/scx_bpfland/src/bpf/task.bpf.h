@@ -5,9 +5,6 @@
 #ifndef __BPFLAND_TASK_BPF_H
 #define __BPFLAND_TASK_BPF_H
 
-#define NSEC_PER_SEC 1000000000ULL
-#define NSEC_PER_MSEC 1000000ULL
-
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
