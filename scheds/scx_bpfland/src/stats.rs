@@ -28,6 +28,7 @@ pub static METRICS: &[MetricDef] = &[
     counter(DISPATCHED, &[("type", "pinned")], "Tasks whose affinity excludes the primary domain, queued on their own CPU."),
     counter("enqueues_total", &[], "Calls of ops.enqueue; each dispatches by exactly one path other than direct."),
     counter("overflow_placements_total", &[], "Tasks placed on, or taken by, a CPU outside the primary domain."),
+    counter("long_waits_total", &[], "Regular tasks taken out of deadline order because they had waited 1 s (low weight behind many others)."),
     MetricDef {
         name: "interactive_tasks",
         labels: &[],
@@ -50,10 +51,11 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let pct = |v: f64| if total == 0.0 { 0.0 } else { 100.0 * v / total };
     let paths: Vec<String> = PATHS.iter().zip(&by_path).map(|(p, &v)| format!("{p} {v} ({:.1}%)", pct(v))).collect();
     format!(
-        "dispatched {total}: {} | enqueued {} | overflow {} | interactive tasks {}",
+        "dispatched {total}: {} | enqueued {} | overflow {} | long waits {} | interactive tasks {}",
         paths.join(", "),
         now.delta(previous, "enqueues_total", &[]),
         now.delta(previous, "overflow_placements_total", &[]),
+        now.delta(previous, "long_waits_total", &[]),
         now.get("interactive_tasks", &[]),
     )
 }
@@ -72,17 +74,18 @@ mod tests {
         assert_eq!(PATHS.len(), (intf::BPFLAND_STAT_PATH_LAST - intf::BPFLAND_STAT_PATH_FIRST + 1) as usize);
         assert_eq!(METRICS[intf::BPFLAND_STAT_ENQUEUE as usize].name, "enqueues_total");
         assert_eq!(METRICS[intf::BPFLAND_STAT_OVERFLOW as usize].name, "overflow_placements_total");
+        assert_eq!(METRICS[intf::BPFLAND_STAT_LONG_WAIT as usize].name, "long_waits_total");
     }
 
     #[test]
     fn line_partitions_the_dispatches_by_path() {
         let layout = static_layout(METRICS);
         let previous = Snapshot::zero(layout.clone());
-        let now = Snapshot { series: layout, values: vec![40.0, 10.0, 2.0, 30.0, 8.0, 0.0, 10.0, 60.0, 4.0, 3.0] };
+        let now = Snapshot { series: layout, values: vec![40.0, 10.0, 2.0, 30.0, 8.0, 0.0, 10.0, 60.0, 4.0, 1.0, 3.0] };
         assert_eq!(
             log_line(&previous, &now),
             "dispatched 100: direct 40 (40.0%), idle 10 (10.0%), preempt 2 (2.0%), interactive 30 (30.0%), \
-             regular 8 (8.0%), kthread 0 (0.0%), pinned 10 (10.0%) | enqueued 60 | overflow 4 | interactive tasks 3"
+             regular 8 (8.0%), kthread 0 (0.0%), pinned 10 (10.0%) | enqueued 60 | overflow 4 | long waits 1 | interactive tasks 3"
         );
     }
 }

@@ -96,19 +96,25 @@ static __always_inline bool primary_everywhere(void)
 	return primary_all || !nr_primary_online;
 }
 
-/* A CPU came or went: an offline CPU is neither idle nor busy, and runs nothing. */
+/* A CPU came or went: an offline CPU is neither idle nor busy, and runs nothing. The mask
+ * changes after the counts going offline, before them coming online: an empty primary mask
+ * always comes with nr_primary_online at 0 (else every task would wait on its own CPU, see
+ * primary_everywhere). */
 static __always_inline void cpu_set_online(s32 cpu, bool online)
 {
 	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
 
-	primary_mask_set(cpu, online);
-	if (!cctx)
-		return;
-	if (cctx->offline == online) {
+	if (online)
+		primary_mask_set(cpu, true);
+	if (cctx && cctx->offline == online) {
 		__sync_fetch_and_add(&nr_online_cpus, online ? 1 : -1);
 		if (in_primary(cpu))
 			__sync_fetch_and_add(&nr_primary_online, online ? 1 : -1);
 	}
+	if (!online)
+		primary_mask_set(cpu, false);
+	if (!cctx)
+		return;
 	cctx->offline = !online;
 	cctx->busy_since_ns = 0;
 	cctx->running_regular = 0;

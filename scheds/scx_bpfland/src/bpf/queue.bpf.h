@@ -179,13 +179,18 @@ static __always_inline bool consume_regular(u64 now)
 	return true;
 }
 
-/* Whether regular task p has waited BPFLAND_STARVATION_MS since it was queued. */
-static __always_inline bool overdue(struct task_struct *p, u64 now)
+/* Whether task p has waited `wait_ms` since it was queued. */
+static __always_inline bool waited(struct task_struct *p, u64 now, u64 wait_ms)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
 
-	return tctx && tctx->queued_ns &&
-	       time_before(tctx->queued_ns + BPFLAND_STARVATION_MS * NSEC_PER_MSEC, now);
+	return tctx && tctx->queued_ns && time_before(tctx->queued_ns + wait_ms * NSEC_PER_MSEC, now);
+}
+
+/* Whether regular task p has waited BPFLAND_STARVATION_MS since it was queued. */
+static __always_inline bool overdue(struct task_struct *p, u64 now)
+{
+	return waited(p, now, BPFLAND_STARVATION_MS);
 }
 
 /* Whether queued task p may be moved to `cpu` now: allowed there, and not held on another
@@ -237,6 +242,34 @@ static __always_inline bool move_overdue(s32 cpu, u64 now, bool none_served)
 	return none_served && scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ);
 }
 
+/* When a CPU last walked the regular queue for a task waiting BPFLAND_MAX_WAIT_MS, ns. */
+static u64 long_wait_scan_ns;
+
+/* Moves to `cpu` (this CPU), for the minimum slice, a regular task that has waited
+ * BPFLAND_MAX_WAIT_MS, wherever it is in the queue: the bound on any task's wait. One CPU
+ * walks the queue at most once per BPFLAND_STARVATION_MS. (No count of the tasks seen: the
+ * verifier would walk the loop once per value; the walk ends with the tasks queued when it
+ * began.) */
+static __always_inline bool move_long_waiting(s32 cpu, u64 now)
+{
+	u64 last = long_wait_scan_ns;
+	struct task_struct *p;
+
+	if (!scxk_dsq_walk_usable() || now - last < BPFLAND_STARVATION_MS * NSEC_PER_MSEC ||
+	    !__sync_bool_compare_and_swap(&long_wait_scan_ns, last, now))
+		return false;
+	bpf_for_each(scx_dsq, p, BPFLAND_SHARED_DSQ, 0) {
+		if (!movable_to(p, cpu) || !waited(p, now, BPFLAND_MAX_WAIT_MS))
+			continue;
+		if (!scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
+			return false;
+		cut_to_min_slice(p);
+		scxk_count(&stats, BPFLAND_STAT_LONG_WAIT);
+		return true;
+	}
+	return false;
+}
+
 /* Serves the regular queue before waiting interactive tasks when one of its tasks has waited
  * BPFLAND_STARVATION_MS, or no regular task was served for that long. The first rule bounds
  * each task's wait (the second alone lets N regular tasks wait about N times as long, one
@@ -264,8 +297,10 @@ static __always_inline bool consume(s32 cpu)
 	struct cpu_ctx *cctx = cpu_ctx_get(cpu);
 	bool overdue_turn = false, taken;
 
-	if ((none_served || (cctx && !cctx->overdue_turn)) &&
-	    serve_starving_regular(cpu, now, none_served)) {
+	if (move_long_waiting(cpu, now)) {
+		taken = true;
+	} else if ((none_served || (cctx && !cctx->overdue_turn)) &&
+		   serve_starving_regular(cpu, now, none_served)) {
 		taken = true;
 		overdue_turn = !none_served;
 	} else {
