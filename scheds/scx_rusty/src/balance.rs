@@ -63,7 +63,8 @@ impl LbJob<'_> {
         let nr_doms = self.balancer.hierarchy.nr_domains();
         let dom_loads = read_dom_loads(self.maps.dom_stats, nr_doms, now, self.half_life_ns)?;
         let mut shared = self.shared.borrow_mut();
-        let mut tasks = balancer_tasks(&views, nr_doms, self.nr_online, shared.tuning.fully_utilized, self.last_pass_ns);
+        let previous_pass_ns = self.last_pass_ns;
+        let mut tasks = balancer_tasks(&views, nr_doms, self.nr_online, shared.tuning.fully_utilized, previous_pass_ns);
         self.last_pass_ns = now;
         let report = self.balancer.pass(&mut tasks);
         let moves: Vec<(i32, usize, usize)> = report.moves.iter().map(|m| (views[m.task].pid, m.to, m.depth)).collect();
@@ -75,10 +76,11 @@ impl LbJob<'_> {
             }
         }
         if self.enabled {
-            let runnable: HashSet<i32> = views.iter().filter(|v| v.runnable).map(|v| v.pid).collect();
-            let expired = clear_requests(self.maps.requests, |pid| runnable.contains(&pid))?;
-            shared.expired.runnable += expired.runnable;
-            shared.expired.asleep += expired.asleep;
+            // The previous pass wrote its requests right after reading the tasks.
+            let ran: HashSet<i32> = views.iter().filter(|v| v.last_ran_ns > previous_pass_ns).map(|v| v.pid).collect();
+            let expired = clear_requests(self.maps.requests, |pid| ran.contains(&pid))?;
+            shared.expired.ran += expired.ran;
+            shared.expired.not_run += expired.not_run;
             write_requests(self.maps.requests, &moves)?;
             shared.lb_seq += 1;
             write_tune(self.maps.tune, &shared.tuning.to_input(shared.lb_seq))?;

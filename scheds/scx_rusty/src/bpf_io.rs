@@ -82,18 +82,20 @@ pub fn write_tune(map: &dyn MapCore, tune: &tune_input) -> Result<()> {
     map.update(&0u32.to_ne_bytes(), to_bytes(tune), MapFlags::ANY).context("writing the tuner's decisions")
 }
 
-/// Requests of a pass that no task took up before the next one, by the task's state then.
+/// Requests of a pass that no task took up before the next one, by whether the task ran.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Expired {
-    /// The task was runnable and still did not take its move up: the BPF side missed it.
-    pub runnable: u64,
-    /// The task slept through the pass (or exited): nothing could take the move up.
-    pub asleep: u64,
+    /// The task ran after the request was written, and still did not take it up: the BPF
+    /// side missed it.
+    pub ran: u64,
+    /// The task did not run (asleep, or waiting in a queue), or exited: nothing could take
+    /// the move up.
+    pub not_run: u64,
 }
 
 /// Removes the requests of the previous pass that no task took up, and counts them by
-/// whether their task is runnable now (`is_runnable`, by pid).
-pub fn clear_requests(map: &dyn MapCore, is_runnable: impl Fn(i32) -> bool) -> Result<Expired> {
+/// whether their task ran since they were written (`ran_since`, by pid).
+pub fn clear_requests(map: &dyn MapCore, ran_since: impl Fn(i32) -> bool) -> Result<Expired> {
     let keys: Vec<Vec<u8>> = map.keys().collect();
     let mut expired = Expired::default();
     for key in keys {
@@ -101,8 +103,8 @@ pub fn clear_requests(map: &dyn MapCore, is_runnable: impl Fn(i32) -> bool) -> R
             continue;
         }
         match from_bytes::<i32>(&key) {
-            Some(pid) if is_runnable(pid) => expired.runnable += 1,
-            _ => expired.asleep += 1,
+            Some(pid) if ran_since(pid) => expired.ran += 1,
+            _ => expired.not_run += 1,
         }
     }
     Ok(expired)

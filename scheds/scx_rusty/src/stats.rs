@@ -53,8 +53,8 @@ pub static METRICS: &[MetricDef] = &[
     // Userspace.
     counter("lb_moves_requested_total", &[("level", "node")], "Moves between nodes written for the BPF side to apply."),
     counter("lb_moves_requested_total", &[("level", "domain")], "Moves between domains of a node written for the BPF side to apply."),
-    counter("lb_moves_expired_total", &[("task", "runnable")], "Requested moves whose task was runnable, yet did not take them up before the next pass."),
-    counter("lb_moves_expired_total", &[("task", "asleep")], "Requested moves whose task slept through the pass (or exited)."),
+    counter("lb_moves_expired_total", &[("task", "ran")], "Requested moves whose task ran after the request, yet did not take it up before the next pass."),
+    counter("lb_moves_expired_total", &[("task", "not_run")], "Requested moves whose task did not run before the next pass (asleep, queued, or exited)."),
     def("userspace_cpu_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "CPU time used by scx_rusty's userspace (balancer, tuner, stats)."),
     def("fully_utilized", &[], MetricKind::Gauge, Unit::Count, "1 while the CPUs are at least 95% busy: loads are then weighted (infeasible weights adjusted) and the short slice used."),
     def("slice_us", &[], MetricKind::Gauge, Unit::Count, "The time slice, in microseconds, the tuner chose."),
@@ -90,7 +90,7 @@ impl<'a> Reader<'a> {
     pub fn read(&self) -> Result<Vec<f64>> {
         let mut values: Vec<f64> = scxkit_bpf::maps::percpu_u64_sums(self.counters, intf::RUSTY_NR_STATS)?.into_iter().map(|v| v as f64).collect();
         let s = self.shared.borrow();
-        values.extend([s.requested[0], s.requested[1], s.expired.runnable, s.expired.asleep].map(|v| v as f64));
+        values.extend([s.requested[0], s.requested[1], s.expired.ran, s.expired.not_run].map(|v| v as f64));
         values.extend([userspace_cpu_s(), s.tuning.fully_utilized as u8 as f64, (s.tuning.slice_ns / 1000) as f64, s.nr_tasks as f64]);
         for d in 0..self.dom_labels.len() {
             values.push(100.0 * s.tuning.dom_util.get(d).copied().unwrap_or(0.0));
@@ -141,7 +141,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         .collect();
     format!(
         "dispatched {total}: {} | took home {}, stole node {} xnuma {} unserved {} | kicks home {} greedy {} | \
-         moves node/domain requested {} applied {} refused {} expired runnable/asleep {}/{} | slice {} us{} | domains (util, load): {}",
+         moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} | slice {} us{} | domains (util, load): {}",
         paths.join(", "),
         d("taken_tasks_total", &[("from", "home")]),
         d("taken_tasks_total", &[("from", "node")]),
@@ -152,8 +152,8 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         per_level("lb_moves_requested_total"),
         per_level("lb_moves_applied_total"),
         d("lb_moves_refused_total", &[]),
-        d("lb_moves_expired_total", &[("task", "runnable")]),
-        d("lb_moves_expired_total", &[("task", "asleep")]),
+        d("lb_moves_expired_total", &[("task", "ran")]),
+        d("lb_moves_expired_total", &[("task", "not_run")]),
         now.get("slice_us", &[]),
         if now.get("fully_utilized", &[]) > 0.0 { ", fully utilized" } else { "" },
         domains.join(", "),
