@@ -1,7 +1,7 @@
 # vm: --tcg-threads single
 # CPU hotplug storms under load, for every scheduler in one boot: one CPU, then all but CPU
 # 0, going off and on again, many times in a row: the arguments EVENTS and RUSTY_EVENTS
-# (defaults 60 and 8, to keep the suite short; vm/run.sh --tcg-threads single ...
+# (defaults 40 and 8, to keep the suite short; vm/run.sh --tcg-threads single ...
 # tests/guest/hotplug.sh -- 200 200 for the full storm, about 2 min per scheduler plus 6 s a
 # scx_rusty restart). A write that does not return, or a hung task, ends the boot at once
 # with the blocked tasks' stacks (lib.sh: set_cpu_online, watch_hung_tasks). scx_simple,
@@ -9,7 +9,7 @@
 # ops.cpu_offline) and must stay attached throughout; scx_rusty rebuilds its domains, so it
 # asks for a restart on each event. scx_bpfland also loses its whole primary domain (primary_gone).
 . /scxkit/lib.sh
-EVENTS=${1:-60}
+EVENTS=${1:-40}
 RUSTY_EVENTS=${2:-8}
 
 storm() {
@@ -21,12 +21,16 @@ storm() {
     echo "---- $name: $(count_matches "$log" 'followed without a restart') events followed, $(count_matches "$log" 'asked for a restart') restarts"
 }
 
-# primary_gone EVENTS: scx_bpfland with a primary domain of CPU 1 alone, which goes off and on
-# every 2 s under hackbench and CPU and fork hogs. With no primary CPU online, every task
+# primary_gone EVENTS SUSPENDS: scx_bpfland with a primary domain of CPU 1 alone, which goes
+# off and on every 2 s under hackbench and CPU and fork hogs; then, as a suspend does, every
+# CPU but 0 goes off and comes back, SUSPENDS times. With no primary CPU online, every task
 # once waited on its own CPU's local queue, which never emptied, so the tasks already queued
-# were never taken: an RCU stall ejected it after 6 events, in 2 boots of 2 (7.3).
+# were never taken: an RCU stall ejected it after 6 events, in 2 boots of 2 (7.3). With CPU 0
+# alone, a nice-19 kernel thread preempted in an RCU read section once waited behind the
+# load until an RCU stall (a review, the first suspend).
 primary_gone() {
-    local log=/tmp/primary-gone.log i=0 load hb
+    local log=/tmp/primary-gone.log i=0 s=0 last load hb
+    last=$(( $(nproc) - 1 ))
     start_sched "$log" scx_bpfland --primary-domain 0x2
     expect_loaded scx_bpfland bpfland "$log"
     stress-ng --cpu 8 --fork 2 --switch 2 --timeout 3600s --quiet & load=$!
@@ -35,10 +39,16 @@ primary_gone() {
         set_cpu_online 1 $((i % 2)); sleep 2; i=$((i + 1))
     done
     set_cpu_online 1 1
+    while [ "$s" -lt "$2" ] && kill -0 "$SCHED_PID" 2>/dev/null; do
+        for cpu in $(seq 1 "$last"); do set_cpu_online "$cpu" 0; done
+        sleep 3
+        for cpu in $(seq 1 "$last"); do set_cpu_online "$cpu" 1; done
+        sleep 2; s=$((s + 1))
+    done
     if kill -0 "$SCHED_PID" 2>/dev/null && is_enabled && [ "$(sched_ops)" = bpfland ]; then
-        pass "scx_bpfland: its whole primary domain (CPU 1) off and on $i times under hackbench and hogs, still loaded"
+        pass "scx_bpfland: its whole primary domain (CPU 1) off and on $i times, then every CPU but 0 $s times, under hackbench and hogs, still loaded"
     else
-        fail "scx_bpfland: its whole primary domain off and on under load" "after $i events: state $(sched_state); $(grep -E 'bpfland:|error|stall' "$log" | head -n 12)"
+        fail "scx_bpfland: its whole primary domain off and on under load" "after $i events and $s suspends: state $(sched_state); $(grep -E 'bpfland:|error|stall' "$log" | head -n 12)"
     fi
     kill "$load" "$hb" 2>/dev/null; wait "$load" "$hb" 2>/dev/null
     expect_clean_exit scx_bpfland "$log"
@@ -47,7 +57,7 @@ primary_gone() {
 storm scx_simple simple "$EVENTS" follows
 # CPU 1 of the primary domain goes offline and back, by turns.
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
-primary_gone 12
+primary_gone 12 3
 storm scx_rustland rustland "$EVENTS" follows
 storm scx_rusty rusty "$RUSTY_EVENTS" restarts
 finish
