@@ -50,7 +50,9 @@ primary_gone() {
     else
         fail "scx_bpfland: its whole primary domain off and on under load" "after $i events and $s suspends: state $(sched_state); $(grep -E 'bpfland:|error|stall' "$log" | head -n 12)"
     fi
-    kill "$load" "$hb" 2>/dev/null; wait "$load" "$hb" 2>/dev/null
+    # hackbench's workers outlive their parent: stop them all, or they load what follows.
+    kill "$load" "$hb" 2>/dev/null; killall -q hackbench; wait "$load" "$hb" 2>/dev/null
+    wait_for 10 sh -c '! pidof hackbench >/dev/null' || fail "hackbench stopped after primary_gone" "$(pidof hackbench | wc -w) left"
     expect_clean_exit scx_bpfland "$log"
 }
 
