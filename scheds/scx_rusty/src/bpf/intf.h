@@ -49,8 +49,6 @@ enum rusty_stat_idx {
 	RUSTY_STAT_TAKE_HOME,
 	RUSTY_STAT_STEAL_NODE,
 	RUSTY_STAT_STEAL_XNUMA,
-	/* From a domain its own CPUs had not served for RUSTY_UNSERVED_MS (all leaving). */
-	RUSTY_STAT_TAKE_UNSERVED,
 	/* Idle CPUs woken for queued work: of the home domain, or of an underused one. */
 	RUSTY_STAT_KICK_HOME,
 	RUSTY_STAT_KICK_GREEDY,
