@@ -41,6 +41,8 @@ pub static METRICS: &[MetricDef] = &[
     counter("taken_tasks_total", &[("from", "home")], "Tasks a CPU took from its own domain's queue."),
     counter("taken_tasks_total", &[("from", "node")], "Tasks a CPU stole from another domain of its node (--greedy-threshold)."),
     counter("taken_tasks_total", &[("from", "xnuma")], "Tasks a CPU stole from a domain of another node (--greedy-threshold-x-numa)."),
+    counter("taken_tasks_total", &[("from", "unserved")], "Tasks a CPU took from a domain whose own CPUs had not served its queue for 100 ms (as when they are all going offline)."),
+    counter("taken_tasks_total", &[("from", "long_wait")], "Tasks a CPU took from its own domain's queue out of vtime order, queued 1 s before."),
     counter("kicks_total", &[("to", "home")], "Idle CPUs of the home domain woken for queued work."),
     counter("kicks_total", &[("to", "greedy")], "Idle CPUs of an underused domain woken to steal queued work (--kick-greedy-under)."),
     counter("enqueues_total", &[], "Calls of ops.enqueue; each dispatches as pinned or queued."),
@@ -139,12 +141,14 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         })
         .collect();
     format!(
-        "dispatched {total}: {} | took home {}, stole node {} xnuma {} | kicks home {} greedy {} | \
+        "dispatched {total}: {} | took home {}, stole node {} xnuma {} unserved {} long-wait {} | kicks home {} greedy {} | \
          moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} | slice {} us{} | domains (util, load): {}",
         paths.join(", "),
         d("taken_tasks_total", &[("from", "home")]),
         d("taken_tasks_total", &[("from", "node")]),
         d("taken_tasks_total", &[("from", "xnuma")]),
+        d("taken_tasks_total", &[("from", "unserved")]),
+        d("taken_tasks_total", &[("from", "long_wait")]),
         d("kicks_total", &[("to", "home")]),
         d("kicks_total", &[("to", "greedy")]),
         per_level("lb_moves_requested_total"),

@@ -8,7 +8,7 @@
 /* Set by userspace before load. */
 RODATA s32 policy_tid;			/* the thread that runs the policy's loop */
 RODATA s32 policy_tgid;			/* its process: stats and exporter threads too */
-RODATA u64 fallback_after_ns = USCHED_FALLBACK_AFTER_MS_DEFAULT * 1000000ULL;
+RODATA u64 fallback_after_ns = USCHED_FALLBACK_AFTER_MS_DEFAULT * NSEC_PER_MSEC;
 RODATA u64 fallback_slice_ns = USCHED_FALLBACK_SLICE_US * 1000ULL;
 RODATA bool idle_bypass = true;		/* wakeups on an idle CPU skip userspace when it holds nothing */
 RODATA u64 bypass_slice_ns = USCHED_SELF_SLICE_US * 1000ULL;	/* the policy's own slice for them */

@@ -287,9 +287,9 @@ void BPF_STRUCT_OPS(bpfland_dump, struct scx_dump_ctx *dctx)
 		scxk_dump("bpfland: queued interactive %d, regular %d\n",
 			  scx_bpf_dsq_nr_queued(BPFLAND_PRIO_DSQ),
 			  scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ));
-	scxk_dump("bpfland: waiting since %llu ms ago (0: none), unserved %d, primary saturated %d, regular served %llu ms ago, CPUs online %u (primary %u)\n",
-		  waiting_since_ns ? (now - waiting_since_ns) / 1000000 : 0, queues_unserved(),
-		  primary_saturated(), (now - regular_served_ns) / 1000000, nr_online_cpus,
+	scxk_dump("bpfland: waiting since %llu ms ago (0: none), unserved %d, primary saturated %d, regular served %llu ms ago (0: never), CPUs online %u (primary %u)\n",
+		  waiting_since_ns ? (now - waiting_since_ns) / NSEC_PER_MSEC : 0, queues_unserved(),
+		  primary_saturated(), regular_served_ns ? (now - regular_served_ns) / NSEC_PER_MSEC : 0, nr_online_cpus,
 		  nr_primary_online);
 	bpf_for(cpu, 0, nr_cpus) {
 		struct cpu_ctx *cctx = cpu_ctx_get(cpu);
@@ -298,7 +298,7 @@ void BPF_STRUCT_OPS(bpfland_dump, struct scx_dump_ctx *dctx)
 			break;
 		scxk_dump("bpfland: CPU %d: primary %d, offline %u (bits %u), busy for %llu ms (0: idle), running regular %u, overdue turn %u\n",
 			  cpu, in_primary(cpu), cctx->offline, scxk_offline_bits(cpu),
-			  cctx->busy_since_ns ? (now - cctx->busy_since_ns) / 1000000 : 0,
+			  cctx->busy_since_ns ? (now - cctx->busy_since_ns) / NSEC_PER_MSEC : 0,
 			  cctx->running_regular, cctx->overdue_turn);
 	}
 }

@@ -49,6 +49,10 @@ enum rusty_stat_idx {
 	RUSTY_STAT_TAKE_HOME,
 	RUSTY_STAT_STEAL_NODE,
 	RUSTY_STAT_STEAL_XNUMA,
+	/* From a domain its own CPUs had not served for RUSTY_UNSERVED_MS (all leaving). */
+	RUSTY_STAT_TAKE_UNSERVED,
+	/* From its own domain's queue, out of vtime order: a task queued RUSTY_MAX_WAIT_MS ago. */
+	RUSTY_STAT_TAKE_LONG_WAIT,
 	/* Idle CPUs woken for queued work: of the home domain, or of an underused one. */
 	RUSTY_STAT_KICK_HOME,
 	RUSTY_STAT_KICK_GREEDY,
@@ -78,6 +82,8 @@ struct task_ctx {
 	u64 lb_seq_seen;
 	/* When the task last started running, ns. */
 	u64 start_ns;
+	/* When the task was last queued on a domain's queue, ns. */
+	u64 queued_ns;
 	/* Home domain. */
 	u32 dom;
 	/* The domain whose load holds this task's weight while it is runnable (RUSTY_NO_DOM

@@ -103,6 +103,10 @@ void BPF_STRUCT_OPS(rusty_dispatch, s32 cpu, struct task_struct *prev)
 	struct task_ctx *tctx;
 	u64 now;
 
+	/* On its way offline (7.x), a CPU would push away whatever it took: it takes nothing,
+	 * and its domain's queue is served by others (dom_unserved). */
+	if (scxk_dispatching_cpu_leaving(cpu))
+		return;
 	if (scx_bpf_create_dsq_usable() && take_work(cpu))
 		return;
 	/* Nothing queued (where there are no queues of ours, the kernel has just found its
@@ -285,7 +289,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(rusty_init)
 		if (err)
 			return err;
 	}
-	return 0;
+	return unserved_waker_start();
 }
 
 void BPF_STRUCT_OPS(rusty_exit, struct scx_exit_info *ei)

@@ -4,7 +4,9 @@
  * from a domain of its node holding at least --greedy-threshold tasks, then from another
  * node's holding at least --greedy-threshold-x-numa (0 turns either off). A stolen task runs
  * once on the thief and keeps its home. Queuing work wakes an idle CPU of the home domain,
- * or else one of an underused domain (--kick-greedy-under) that may then steal it.
+ * or else one of an underused domain (--kick-greedy-under) that may then steal it. A
+ * domain's queue that its own CPUs have not served for RUSTY_UNSERVED_MS is served by any
+ * CPU, whatever the thresholds (its CPUs may all be on their way offline).
  *
  * Where the kernel cannot create queues (see kfuncs.bpf.h), every domain shares the
  * built-in global FIFO and there is no stealing (userspace says so at start).
@@ -77,14 +79,42 @@ static __always_inline void kick_for(struct task_struct *p, struct task_ctx *tct
 	}
 }
 
+#define RUSTY_UNSERVED_MS 100
+
+/* Since when each domain's queue has held tasks that none of its own CPUs took, ns; 0 when
+ * its CPUs took the last ones. */
+static u64 dom_waiting_since_ns[RUSTY_MAX_DOMS];
+
+static __always_inline u64 *dom_waiting_since(u32 dom)
+{
+	return &dom_waiting_since_ns[dom & (RUSTY_MAX_DOMS - 1)];
+}
+
+/* Whether domain `dom`'s queue has waited RUSTY_UNSERVED_MS for its own CPUs. A CPU on its
+ * way offline takes no work (7.x: it would push it away, see rusty_dispatch) while the
+ * hotplug waits for an RCU grace period, which may need a task queued there: with every
+ * CPU of the domain leaving, only another domain's CPU can run it. */
+static __always_inline bool dom_unserved(u32 dom, u64 now)
+{
+	u64 since = *dom_waiting_since(dom);
+
+	return since && now - since > RUSTY_UNSERVED_MS * NSEC_PER_MSEC;
+}
+
 /* Queues p on its home domain's queue. */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice, u64 enq_flags)
 {
+	u64 *since;
+
 	scxk_count(&stats, RUSTY_STAT_QUEUED);
 	if (!scx_bpf_create_dsq_usable()) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice, enq_flags);
 		return;
 	}
+	since = dom_waiting_since(tctx->dom);
+	tctx->queued_ns = bpf_ktime_get_ns();
+	if (!*since)
+		*since = tctx->queued_ns;
 	if (fifo)
 		scx_bpf_dsq_insert(p, tctx->dom, slice, enq_flags);
 	else
@@ -109,21 +139,94 @@ static __always_inline bool steal(u32 thief_dom, u32 threshold, bool far)
 	return false;
 }
 
-/* Fills `cpu`'s local queue: its own domain, then greedy stealing. */
+/* Takes a task from a domain whose own CPUs have not served its queue for RUSTY_UNSERVED_MS. */
+static __always_inline bool take_unserved(u32 thief_dom)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 dom;
+
+	bpf_for(dom, 0, nr_doms) {
+		if (dom != thief_dom && dom_unserved(dom, now) && scx_bpf_dsq_move_to_local(dom))
+			return true;
+	}
+	return false;
+}
+
+/* Whether some domain's queue holds tasks and waits for its own CPUs in vain (dom_unserved). */
+static __always_inline bool any_dom_unserved(void)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 dom;
+
+	if (!scx_bpf_dsq_nr_queued_usable())
+		return false;
+	bpf_for(dom, 0, nr_doms) {
+		if (dom_unserved(dom, now) && scx_bpf_dsq_nr_queued(dom) > 0)
+			return true;
+	}
+	return false;
+}
+
+/* Every half RUSTY_UNSERVED_MS, while a domain's queue is not served, idle CPUs are woken
+ * to take its work (take_unserved). */
+SCXK_IDLE_WAKER(unserved_waker, RUSTY_UNSERVED_MS * NSEC_PER_MSEC / 2, any_dom_unserved)
+
+#define RUSTY_MAX_WAIT_MS 1000
+
+/* When a CPU of each domain last walked its queue for a task waiting RUSTY_MAX_WAIT_MS, ns. */
+static u64 dom_long_wait_scan_ns[RUSTY_MAX_DOMS];
+
+/* Takes from domain `dom`'s queue a task queued RUSTY_MAX_WAIT_MS ago, whatever its vtime:
+ * a stream of waking tasks, each given a sleeper's credit, can keep a task that was preempted
+ * (in an RCU read section, say) behind them for good. At most one walk per domain per
+ * RUSTY_UNSERVED_MS. */
+static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
+{
+	u64 *scan = &dom_long_wait_scan_ns[dom & (RUSTY_MAX_DOMS - 1)];
+	u64 now = bpf_ktime_get_ns(), last = *scan;
+	struct task_struct *p;
+
+	if (!scxk_dsq_walk_usable() || now - last < RUSTY_UNSERVED_MS * NSEC_PER_MSEC ||
+	    !__sync_bool_compare_and_swap(scan, last, now))
+		return false;
+	bpf_for_each(scx_dsq, p, dom, 0) {
+		struct task_ctx *tctx = task_ctx_get(p);
+
+		if (!tctx || !tctx->queued_ns || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+		    !time_before(tctx->queued_ns + RUSTY_MAX_WAIT_MS * NSEC_PER_MSEC, now))
+			continue;
+		return scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+	}
+	return false;
+}
+
+/* Fills `cpu`'s local queue: its own domain, then greedy stealing, then a domain its own
+ * CPUs do not serve. */
 static __always_inline bool take_work(s32 cpu)
 {
 	u32 dom = cpu_dom(cpu);
 
-	if (scx_bpf_dsq_move_to_local(dom)) {
-		scxk_count(&stats, RUSTY_STAT_TAKE_HOME);
+	if (take_long_waiting(cpu, dom)) {
+		scxk_count(&stats, RUSTY_STAT_TAKE_LONG_WAIT);
 		return true;
 	}
+	if (scx_bpf_dsq_move_to_local(dom)) {
+		scxk_count(&stats, RUSTY_STAT_TAKE_HOME);
+		*dom_waiting_since(dom) = scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(dom) > 0 ?
+						   bpf_ktime_get_ns() : 0;
+		return true;
+	}
+	*dom_waiting_since(dom) = 0;
 	if (steal(dom, greedy_threshold, false)) {
 		scxk_count(&stats, RUSTY_STAT_STEAL_NODE);
 		return true;
 	}
 	if (steal(dom, greedy_threshold_x_numa, true)) {
 		scxk_count(&stats, RUSTY_STAT_STEAL_XNUMA);
+		return true;
+	}
+	if (take_unserved(dom)) {
+		scxk_count(&stats, RUSTY_STAT_TAKE_UNSERVED);
 		return true;
 	}
 	return false;
