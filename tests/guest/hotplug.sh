@@ -1,7 +1,7 @@
 # vm: --tcg-threads single
 # CPU hotplug storms under load, for every scheduler in one boot: one CPU, then all but CPU
 # 0, going off and on again, many times in a row: the arguments EVENTS and RUSTY_EVENTS
-# (defaults 40 and 8, to keep the suite short; vm/run.sh --tcg-threads single ...
+# (defaults 40 and 6, to keep the suite short; vm/run.sh --tcg-threads single ...
 # tests/guest/hotplug.sh -- 200 200 for the full storm, about 2 min per scheduler plus 6 s a
 # scx_rusty restart). A write that does not return, or a hung task, ends the boot at once
 # with the blocked tasks' stacks (lib.sh: set_cpu_online, watch_hung_tasks). scx_simple,
@@ -10,7 +10,7 @@
 # asks for a restart on each event. scx_bpfland also loses its whole primary domain (primary_gone).
 . /scxkit/lib.sh
 EVENTS=${1:-40}
-RUSTY_EVENTS=${2:-8}
+RUSTY_EVENTS=${2:-6}
 
 storm() {
     local name=$1 ops=$2 events=$3 mode=$4 log=/tmp/$1.log; shift 4

@@ -100,7 +100,7 @@ expect_clean_exit scx_rustland "$LOG"
 
 # 4. Under load, fifteen quick stops (150 ms, with BPF taking over after 100 ms) and
 # resumes: the scheduler stays loaded (the hand-back between BPF and the policy is racy
-# ground; a review saw an ejection here in 2 of 4 boots before custody trimming was fixed).
+# ground: custody trimming keeps BPF's record of held tasks true across it).
 # Then SIGKILL: the kernel is back on its default scheduler at once.
 start_hogs "$NCPU"
 start_sched "$LOG" scx_rustland --fallback-after-ms 100 --stats 1

@@ -95,7 +95,7 @@ fi
 stop_workers; kill "$fenced"; wait "$fenced" 2>/dev/null
 # A task allowed on part of its home domain (CPUs 1-2, homed on domain 0 by its birth on
 # CPU 0) while CPU 1 has two tasks pinned to it and CPUs 2-3 are busy: it must still run
-# (found in review: it waited in its domain's queue until the watchdog ejected the scheduler).
+# (put on a CPU's local queue, it would wait there until the watchdog ejected the scheduler).
 spawn_workers 2 1; pinned=$WORKERS
 spawn_workers 3 2,3; busy=$WORKERS
 taskset -c 0 sh -c 'taskset -p -c 1,2 $$ >/dev/null; while :; do :; done' & partial=$!

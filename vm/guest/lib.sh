@@ -336,6 +336,28 @@ start_hogs() {
 
 stop_hogs() { kill $HOGS 2>/dev/null; wait $HOGS 2>/dev/null; HOGS=""; }
 
+# expect_low_weight_turns NAME CPUS MIN LOG: a nice-19 hog behind 40 nice-0 hogs, all allowed
+# on CPUS only, gets at least MIN turns in 10 s. Charged 100 times its run, its vruntime runs
+# seconds ahead of theirs; only a bound on any task's wait gives it a turn about every second.
+# A kernel thread at nice 19 (khugepaged) preempted in an RCU read section, left waiting
+# longer, stalls RCU until the kernel ejects the scheduler.
+expect_low_weight_turns() {
+    local name=$1 cpus=$2 min=$3 log=$4 low i turns0 turns
+    taskset -c "$cpus" sh -c 'while :; do :; done' & low=$!
+    renice -n 19 -p "$low" >/dev/null
+    sleep 1
+    HOGS=""
+    for i in $(seq 40); do taskset -c "$cpus" sh -c 'while :; do :; done' & HOGS="$HOGS $!"; done
+    sleep 3
+    turns0=$(cut -d' ' -f3 "/proc/$low/schedstat")
+    sleep 10
+    turns=$(( $(cut -d' ' -f3 "/proc/$low/schedstat") - turns0 ))
+    stop_hogs; kill "$low"; wait "$low" 2>/dev/null
+    if [ "$turns" -ge "$min" ]; then
+        pass "$name: a nice-19 hog behind 40 hogs on CPUs $cpus gets a turn about every second: $turns turns in 10 s"
+    else fail "$name: a nice-19 hog behind 40 hogs keeps getting turns" "$turns turns in 10 s; $(tail -n 2 "$log")"; fi
+}
+
 # expect_class NAME PID CLASS LOG: the newest --watch-pid line of PID in LOG ("pid N:
 # interactive (...)") gives CLASS.
 expect_class() {

@@ -81,9 +81,16 @@ static __always_inline bool scxk_dsq_walk_usable(void)
 	       bpf_iter_scx_dsq_destroy_usable() && scx_bpf_dsq_move_usable();
 }
 
-/* Moves the tasks of `cpu` waiting in queue `dsq_id` to that CPU's local queue. Call from
- * ops.cpu_offline for each queue of the scheduler; returns how many moved. */
-static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
+/* Whether p can run on `cpu` alone: bound to it (a per-CPU kthread, as cpuhp/N), or held
+ * there with migration disabled. A task allowed on one CPU is on that CPU's runqueue. */
+static __always_inline bool scxk_bound_to(struct task_struct *p, s32 cpu)
+{
+	return (p->nr_cpus_allowed == 1 || scxk_migration_disabled(p)) && scx_bpf_task_cpu(p) == cpu;
+}
+
+/* Moves to the local queue of `cpu` the tasks waiting in queue `dsq_id` that are on its
+ * runqueue (all of them, or only those bound to it); returns how many moved. */
+static __always_inline u32 scxk_move_to_own_cpu(u64 dsq_id, s32 cpu, bool bound_only)
 {
 	struct task_struct *p;
 	u32 moved = 0;
@@ -91,12 +98,29 @@ static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
 	if (!scxk_dsq_walk_usable())
 		return 0;
 	bpf_for_each(scx_dsq, p, dsq_id, 0) {
-		if (scx_bpf_task_cpu(p) != cpu)
+		if (bound_only ? !scxk_bound_to(p, cpu) : scx_bpf_task_cpu(p) != cpu)
 			continue;
 		if (scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL_ON | cpu, 0))
 			moved++;
 	}
 	return moved;
+}
+
+/* Moves the tasks of `cpu` waiting in queue `dsq_id` to that CPU's local queue. Call from
+ * ops.cpu_offline for each queue of the scheduler; returns how many moved. */
+static __always_inline u32 scxk_rescue_from_offline(u64 dsq_id, s32 cpu)
+{
+	return scxk_move_to_own_cpu(dsq_id, cpu, false);
+}
+
+/* Takes the tasks of queue `dsq_id` that can run only on `cpu`, the CPU running ops.dispatch.
+ * For a CPU on its way offline, which takes no other work (scxk_dispatching_cpu_leaving):
+ * the hotplug waits for its own kthread on that CPU (cpuhp/N sleeps in an RCU grace period
+ * after the CPU stops being active), which nothing else can run; left queued, it stalled
+ * the hotplug until the kernel ejected the scheduler. Returns how many moved. */
+static __always_inline u32 scxk_take_bound(u64 dsq_id, s32 cpu)
+{
+	return scxk_move_to_own_cpu(dsq_id, cpu, true);
 }
 
 /* Whether the CPU running ops.dispatch() is on its way offline. No longer active, it still

@@ -34,6 +34,12 @@ pub fn keep_resident() {
         libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
         libc::mallopt(libc::M_MMAP_MAX, 0);
     }
+    // Locked pages may still be collapsed into huge pages by khugepaged (the default "always"
+    // mode scans every heap): the loop faults when it touches a range while it is collapsed.
+    // SAFETY: prctl with constant arguments.
+    if unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) } != 0 {
+        warn!("turning huge pages off for the policy failed ({}): its loop may page-fault", std::io::Error::last_os_error());
+    }
     // Freed at once, but with trimming and mmap off the heap keeps its size.
     drop(std::hint::black_box(Vec::<u8>::with_capacity(HEAP_RESERVE_BYTES)));
     // SAFETY: as above.

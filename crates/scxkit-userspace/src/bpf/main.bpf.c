@@ -104,9 +104,15 @@ void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 		drain_decisions();
 		custody_trim();
 	}
-	/* Decisions go out from here too, but a CPU on its way offline takes no queued work. */
-	if (scxk_dispatching_cpu_leaving(cpu))
+	/* Decisions go out from here too, but a CPU on its way offline takes no queued work
+	 * other than its own kthreads'. */
+	if (scxk_dispatching_cpu_leaving(cpu)) {
+		if (scx_bpf_create_dsq_usable()) {
+			scxk_take_bound(USCHED_KERNEL_DSQ, cpu);
+			scxk_take_bound(USCHED_SHARED_DSQ, cpu);
+		}
 		return;
+	}
 	if (scx_bpf_create_dsq_usable()) {
 		if (scx_bpf_dsq_nr_queued_usable())
 			nr_shared_queued = scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ);

@@ -139,15 +139,20 @@ void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct task_ctx *tctx;
 
-	if (!scx_bpf_create_dsq_usable() || scxk_dispatching_cpu_leaving(cpu))
+	if (!scx_bpf_create_dsq_usable())
 		return;
+	if (scxk_dispatching_cpu_leaving(cpu)) {
+		scxk_take_bound(BPFLAND_PRIO_DSQ, cpu);
+		scxk_take_bound(BPFLAND_SHARED_DSQ, cpu);
+		return;
+	}
 	/* Outside the primary domain, only take work while the primary domain is saturated
 	 * (the task running here then goes back through enqueue: SCX_OPS_ENQ_LAST), or does
 	 * not serve the queues at all. */
 	if (!in_primary(cpu) && !primary_saturated() && !queues_unserved())
 		return;
 	if (consume(cpu)) {
-		if (!in_primary(cpu))
+		if (!in_primary(cpu) && !primary_everywhere())
 			scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
 		return;
 	}

@@ -86,8 +86,8 @@ void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 	 * or part of their home domain) are queued in their home domain like the others: put
 	 * on a CPU's local queue instead, they keep that CPU from ever consuming its domain's
 	 * queue, and a task there that only that CPU may run waits until the watchdog ejects
-	 * the scheduler (seen in review: a task allowed on CPUs 1-2, homed on CPUs 0-1, behind
-	 * two tasks pinned to CPU 1). */
+	 * the scheduler (a task allowed on CPUs 1-2, homed on CPUs 0-1, behind two tasks
+	 * pinned to CPU 1). */
 	if (scxk_migration_disabled(p)) {
 		scxk_count(&stats, RUSTY_STAT_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | scx_bpf_task_cpu(p), slice, enq_flags);
@@ -105,8 +105,11 @@ void BPF_STRUCT_OPS(rusty_dispatch, s32 cpu, struct task_struct *prev)
 
 	/* On its way offline (7.x), a CPU would push away whatever it took: it takes nothing,
 	 * and its domain's queue is served by others (dom_unserved). */
-	if (scxk_dispatching_cpu_leaving(cpu))
+	if (scxk_dispatching_cpu_leaving(cpu)) {
+		if (scx_bpf_create_dsq_usable())
+			scxk_take_bound(cpu_dom(cpu), cpu);
 		return;
+	}
 	if (scx_bpf_create_dsq_usable() && take_work(cpu))
 		return;
 	/* Nothing queued (where there are no queues of ours, the kernel has just found its
