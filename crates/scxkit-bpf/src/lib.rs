@@ -24,6 +24,7 @@ pub mod monitor;
 pub mod publisher;
 pub mod restart;
 pub mod runner;
+pub mod spec;
 pub mod sysfs_state;
 pub mod upstream;
 pub mod version;
@@ -33,7 +34,8 @@ pub use compat::KernelBtf;
 pub use docs::parse;
 pub use exit_info::ExitInfo;
 pub use jobs::Jobs;
-pub use runner::{info_mode, run, Attempt, SchedulerSpec, Stats};
+pub use runner::{info_mode, run, Attempt, Stats};
+pub use spec::SchedulerSpec;
 pub use sysfs_state::{preflight, SchedExtState};
 
 /// Declares a scheduler crate's generated modules, both written by its build.rs

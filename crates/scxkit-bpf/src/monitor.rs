@@ -8,7 +8,7 @@
 //! `--enable-prometheus`, is not reachable from the network, and its file mode (0666) lets
 //! any local user watch without root, while the data it shows are counters anyone may see.
 
-use crate::runner::SchedulerSpec;
+use crate::spec::SchedulerSpec;
 use anyhow::{bail, Context, Result};
 use scxkit::metrics::{parse_text, to_text, Snapshot};
 use std::io::{Read, Write};

@@ -12,10 +12,11 @@ use crate::jobs::{Deadline, Jobs};
 use crate::monitor::{run_monitor, StatsServer};
 use crate::publisher::Publisher;
 use crate::restart::{RestartPolicy, Verdict};
+use crate::spec::SchedulerSpec;
 use anyhow::{bail, Context, Result};
 use libbpf_rs::{Link, Object, OpenObject};
 use log::info;
-use scxkit::metrics::{help_text, MetricDef, MetricKind, Series, Snapshot};
+use scxkit::metrics::{help_text, MetricKind, Series, Snapshot};
 use scxkit::Topology;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -26,24 +27,6 @@ const EXIT_CHECK_INTERVAL: Duration = Duration::from_millis(100);
 /// Test hook: wait this many ms between reading the topology and loading, so that a test
 /// can hotplug a CPU in between (the kernel must then refuse the stale attach).
 const TEST_DELAY_ENV: &str = "SCXKIT_TEST_DELAY_LOAD_MS";
-
-/// What the runtime needs to know about a scheduler, declared once in its main.rs.
-pub struct SchedulerSpec {
-    /// Binary name, e.g. `scx_simple`.
-    pub name: &'static str,
-    /// Whether its BPF side implements `ops.cpu_online` and `ops.cpu_offline`, so that a CPU
-    /// going on or offline needs no restart (the kernel ejects a scheduler without them).
-    pub follows_hotplug: bool,
-    /// Kfuncs it cannot do without; it refuses to start where one is not callable.
-    pub required_kfuncs: &'static [&'static str],
-    /// Kfuncs its BPF side replaces where they are not callable, each with the fallback.
-    pub optional_kfuncs: &'static [(&'static str, &'static str)],
-    /// Every statistic it may report (what `--help-stats` prints and `--monitor` accepts):
-    /// its own definitions, then any it publishes from the library (the balancer's).
-    pub metrics: &'static [&'static [MetricDef]],
-    /// The log line for `--stats` and `--monitor`, from the previous reading and this one.
-    pub log_line: fn(&Snapshot, &Snapshot) -> String,
-}
 
 /// Set once SIGINT, SIGTERM or SIGHUP arrives.
 #[derive(Clone, Default)]

@@ -4,7 +4,7 @@
 //! it here, with the fallback where it cannot. Needs no root and loads nothing.
 
 use crate::compat::KernelBtf;
-use crate::runner::SchedulerSpec;
+use crate::spec::SchedulerSpec;
 use crate::sysfs_state::{sched_ext_sysfs, SchedExtState};
 use std::fmt::Write;
 
