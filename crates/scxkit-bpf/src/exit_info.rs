@@ -10,6 +10,9 @@ mod bindings {
 }
 use bindings::scxk_exit_info;
 
+// SAFETY: bindgen's twin of the C struct: integers and char arrays.
+unsafe impl crate::maps::PlainC for scxk_exit_info {}
+
 /// Name of the one-slot map declared by exit_info.bpf.h.
 const EXIT_INFO_MAP: &str = "scxk_exit_info";
 /// Name of the map holding the kernel's debug dump in chunks (exit_info.bpf.h).
@@ -64,11 +67,7 @@ impl ExitInfo {
 
     /// Decodes the map value's bytes; `None` when the size is not the shared struct's.
     pub fn from_bytes(bytes: &[u8]) -> Option<ExitInfo> {
-        if bytes.len() != std::mem::size_of::<scxk_exit_info>() {
-            return None;
-        }
-        // SAFETY: the size matches and every bit pattern is valid for this plain C struct.
-        let raw: scxk_exit_info = unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast()) };
+        let raw: scxk_exit_info = crate::maps::from_bytes(bytes)?;
         Some(ExitInfo {
             kind: raw.kind,
             exit_code: raw.exit_code,
@@ -168,9 +167,7 @@ mod tests {
         for (dst, src) in raw.msg.iter_mut().zip(msg.bytes()) {
             *dst = src as _;
         }
-        let size = std::mem::size_of::<scxk_exit_info>();
-        // SAFETY: reading the bytes of a plain C struct.
-        unsafe { std::slice::from_raw_parts((&raw as *const scxk_exit_info).cast::<u8>(), size) }.to_vec()
+        crate::maps::as_bytes(&raw).to_vec()
     }
 
     #[test]

@@ -3,6 +3,11 @@
 use crate::intf;
 use libbpf_rs::UserRingBuffer;
 
+// SAFETY: bindgen's twins of intf.h's structs: integers only.
+unsafe impl scxkit_bpf::maps::PlainC for intf::usched_task {}
+// SAFETY: as above.
+unsafe impl scxkit_bpf::maps::PlainC for intf::usched_decision {}
+
 /// A task the kernel handed to the policy: it runs nowhere until the policy dispatches it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueuedTask {
@@ -43,11 +48,7 @@ impl QueuedTask {
     /// Decodes one message of the kernel's ring buffer; None for a wake-up call (a nudge)
     /// or a message of the wrong size.
     pub(crate) fn decode(bytes: &[u8]) -> Option<QueuedTask> {
-        if bytes.len() < std::mem::size_of::<intf::usched_task>() {
-            return None;
-        }
-        // SAFETY: the size is checked above; the struct is plain integers, any bits valid.
-        let msg: intf::usched_task = unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast()) };
+        let msg: intf::usched_task = scxkit_bpf::maps::from_prefix(bytes)?;
         if msg.flags & intf::USCHED_MSG_NUDGE as u64 != 0 {
             return None;
         }
@@ -166,11 +167,7 @@ impl<'a> Dispatcher<'a> {
         let Ok(mut sample) = ring.reserve(std::mem::size_of_val(&msg)) else {
             return false;
         };
-        // SAFETY: plain integers, copied as bytes into a sample of exactly their size.
-        let bytes = unsafe {
-            std::slice::from_raw_parts((&msg as *const intf::usched_decision).cast::<u8>(), std::mem::size_of_val(&msg))
-        };
-        sample.copy_from_slice(bytes);
+        sample.copy_from_slice(scxkit_bpf::maps::as_bytes(&msg));
         ring.submit(sample).is_ok()
     }
 

@@ -2,9 +2,13 @@
 //! storage map through a pidfd (the key such maps take from userspace).
 
 use crate::intf::task_ctx;
+use scxkit_bpf::maps::{from_bytes, PlainC};
 use anyhow::{Context, Result};
 use libbpf_rs::{MapCore, MapFlags};
 use std::os::fd::{FromRawFd, OwnedFd, AsRawFd};
+
+// SAFETY: bindgen's twin of intf.h's task_ctx: integers only.
+unsafe impl PlainC for task_ctx {}
 
 pub struct Watch {
     tasks: Vec<(i32, OwnedFd)>,
@@ -23,13 +27,9 @@ impl Watch {
     pub fn report(&self, task_ctxs: &dyn MapCore) {
         for (pid, fd) in &self.tasks {
             let key = fd.as_raw_fd().to_ne_bytes();
-            match task_ctxs.lookup(&key, MapFlags::ANY) {
-                Ok(Some(bytes)) if bytes.len() == std::mem::size_of::<task_ctx>() => {
-                    // SAFETY: the size matches the plain C struct shared through intf.h.
-                    let ctx: task_ctx = unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast()) };
-                    log::info!("{}", describe(*pid, &ctx));
-                }
-                Ok(_) => log::info!("pid {pid}: not known to the scheduler"),
+            match task_ctxs.lookup(&key, MapFlags::ANY).map(|value| value.and_then(|bytes| from_bytes::<task_ctx>(&bytes))) {
+                Ok(Some(ctx)) => log::info!("{}", describe(*pid, &ctx)),
+                Ok(None) => log::info!("pid {pid}: not known to the scheduler"),
                 Err(e) => log::info!("pid {pid}: gone ({e})"),
             }
         }

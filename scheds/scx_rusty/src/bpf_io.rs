@@ -5,6 +5,16 @@ use crate::intf::{dom_stat, lb_request, task_ctx, tune_input};
 use anyhow::{Context, Result};
 use libbpf_rs::{MapCore, MapFlags};
 use scxkit::ravg::{Ravg, RAVG_ONE};
+use scxkit_bpf::maps::{as_bytes, from_bytes, PlainC};
+
+// SAFETY: bindgen's twins of intf.h's structs: integers and arrays of them.
+unsafe impl PlainC for task_ctx {}
+// SAFETY: as above.
+unsafe impl PlainC for dom_stat {}
+// SAFETY: as above.
+unsafe impl PlainC for tune_input {}
+// SAFETY: as above.
+unsafe impl PlainC for lb_request {}
 
 /// A task as the balancer needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,16 +39,6 @@ pub fn monotonic_ns() -> u64 {
     // SAFETY: clock_gettime writes the timespec it is given.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-fn from_bytes<T: Copy>(bytes: &[u8]) -> Option<T> {
-    // SAFETY: the size matches a plain C struct shared through intf.h (any bit pattern is valid).
-    (bytes.len() == std::mem::size_of::<T>()).then(|| unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast()) })
-}
-
-fn to_bytes<T: Copy>(value: &T) -> &[u8] {
-    // SAFETY: a plain C struct from intf.h, read as its bytes.
-    unsafe { std::slice::from_raw_parts((value as *const T).cast(), std::mem::size_of::<T>()) }
 }
 
 pub fn ravg_of(r: &crate::intf::scxk_ravg) -> Ravg {
@@ -79,7 +79,7 @@ pub fn read_dom_loads(map: &dyn MapCore, nr_doms: usize, now_ns: u64, half_life_
 }
 
 pub fn write_tune(map: &dyn MapCore, tune: &tune_input) -> Result<()> {
-    map.update(&0u32.to_ne_bytes(), to_bytes(tune), MapFlags::ANY).context("writing the tuner's decisions")
+    map.update(&0u32.to_ne_bytes(), as_bytes(tune), MapFlags::ANY).context("writing the tuner's decisions")
 }
 
 /// Requests of a pass that no task took up before the next one, by whether the task ran.
@@ -114,7 +114,7 @@ pub fn clear_requests(map: &dyn MapCore, ran_since: impl Fn(i32) -> bool) -> Res
 pub fn write_requests(map: &dyn MapCore, moves: &[(i32, usize, usize)]) -> Result<()> {
     for &(pid, dom, level) in moves {
         let req = lb_request { dom: dom as u32, level: level as u32 };
-        map.update(&pid.to_ne_bytes(), to_bytes(&req), MapFlags::ANY)
+        map.update(&pid.to_ne_bytes(), as_bytes(&req), MapFlags::ANY)
             .with_context(|| format!("asking task {pid} to move to domain {dom}"))?;
     }
     Ok(())
