@@ -328,10 +328,14 @@ now_us() {
 # latency_ms CMD...: runs CMD (fork, exec, exit) and prints how long it took, in ms.
 latency_ms() { echo $(( $(scxkit-probe run-latency -- "$@") / 1000 )); }
 
-# start_hogs N: N CPU-bound shell loops; their pids in HOGS.
+# start_hogs N [CPUS]: N CPU-bound shell loops (allowed on CPUS only, if given); their pids
+# in HOGS.
 start_hogs() {
     local i; HOGS=""
-    for i in $(seq "$1"); do sh -c 'while :; do :; done' & HOGS="$HOGS $!"; done
+    for i in $(seq "$1"); do
+        if [ -n "${2:-}" ]; then taskset -c "$2" sh -c 'while :; do :; done' & else sh -c 'while :; do :; done' & fi
+        HOGS="$HOGS $!"
+    done
 }
 
 stop_hogs() { kill $HOGS 2>/dev/null; wait $HOGS 2>/dev/null; HOGS=""; }
@@ -342,12 +346,11 @@ stop_hogs() { kill $HOGS 2>/dev/null; wait $HOGS 2>/dev/null; HOGS=""; }
 # A kernel thread at nice 19 (khugepaged) preempted in an RCU read section, left waiting
 # longer, stalls RCU until the kernel ejects the scheduler.
 expect_low_weight_turns() {
-    local name=$1 cpus=$2 min=$3 log=$4 low i turns0 turns
+    local name=$1 cpus=$2 min=$3 log=$4 low turns0 turns
     taskset -c "$cpus" sh -c 'while :; do :; done' & low=$!
     renice -n 19 -p "$low" >/dev/null
     sleep 1
-    HOGS=""
-    for i in $(seq 40); do taskset -c "$cpus" sh -c 'while :; do :; done' & HOGS="$HOGS $!"; done
+    start_hogs 40 "$cpus"
     sleep 3
     turns0=$(cut -d' ' -f3 "/proc/$low/schedstat")
     sleep 10

@@ -17,6 +17,7 @@
 #define __SCXKIT_HOTPLUG_BPF_H
 
 #include "common.bpf.h"
+#include "cpumask.bpf.h"
 
 SCXK_KFUNC(int, bpf_iter_scx_dsq_new, (struct bpf_iter_scx_dsq *it, u64 dsq_id, u64 flags))
 SCXK_KFUNC(struct task_struct *, bpf_iter_scx_dsq_next, (struct bpf_iter_scx_dsq *it))
@@ -79,6 +80,24 @@ static __always_inline bool scxk_dsq_walk_usable(void)
 {
 	return bpf_iter_scx_dsq_new_usable() && bpf_iter_scx_dsq_next_usable() &&
 	       bpf_iter_scx_dsq_destroy_usable() && scx_bpf_dsq_move_usable();
+}
+
+/* Whether this CPU may walk a queue now: the kernel lets BPF walk queues, and no walk of the
+ * kind *last_ns keeps took place in the last `interval_ns` (one CPU claims it at a time). */
+static __always_inline bool scxk_walk_due(u64 *last_ns, u64 now, u64 interval_ns)
+{
+	u64 last = *last_ns;
+
+	return scxk_dsq_walk_usable() && now - last >= interval_ns &&
+	       __sync_bool_compare_and_swap(last_ns, last, now);
+}
+
+/* Whether queued task p may be moved to `cpu` now: allowed there, and not held on another
+ * CPU with migration disabled (a task preempted in such a section). */
+static __always_inline bool scxk_movable_to(struct task_struct *p, s32 cpu)
+{
+	return bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
+	       (!p->migration_disabled || scx_bpf_task_cpu(p) == cpu);
 }
 
 /* Whether p can run on `cpu` alone: bound to it (a per-CPU kthread, as cpuhp/N), or held

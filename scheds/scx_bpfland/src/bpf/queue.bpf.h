@@ -193,14 +193,6 @@ static __always_inline bool overdue(struct task_struct *p, u64 now)
 	return waited(p, now, BPFLAND_STARVATION_MS);
 }
 
-/* Whether queued task p may be moved to `cpu` now: allowed there, and not held on another
- * CPU with migration disabled (a task preempted in such a section). */
-static __always_inline bool movable_to(struct task_struct *p, s32 cpu)
-{
-	return bpf_cpumask_test_cpu(cpu, p->cpus_ptr) &&
-	       (!p->migration_disabled || scx_bpf_task_cpu(p) == cpu);
-}
-
 /* Gives p, about to be moved for an overdue turn, the minimum slice. */
 static __always_inline void cut_to_min_slice(struct task_struct *p)
 {
@@ -221,7 +213,7 @@ static __always_inline bool move_overdue(s32 cpu, u64 now, bool none_served)
 		bpf_for_each(scx_dsq, p, BPFLAND_SHARED_DSQ, 0) {
 			if (seen++ >= BPFLAND_OVERDUE_SCAN)
 				break;
-			if (!movable_to(p, cpu) || (!none_served && !overdue(p, now)))
+			if (!scxk_movable_to(p, cpu) || (!none_served && !overdue(p, now)))
 				continue;
 			if (!scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
 				return false;
@@ -252,14 +244,12 @@ static u64 long_wait_scan_ns;
  * began.) */
 static __always_inline bool move_long_waiting(s32 cpu, u64 now)
 {
-	u64 last = long_wait_scan_ns;
 	struct task_struct *p;
 
-	if (!scxk_dsq_walk_usable() || now - last < BPFLAND_STARVATION_MS * NSEC_PER_MSEC ||
-	    !__sync_bool_compare_and_swap(&long_wait_scan_ns, last, now))
+	if (!scxk_walk_due(&long_wait_scan_ns, now, BPFLAND_STARVATION_MS * NSEC_PER_MSEC))
 		return false;
 	bpf_for_each(scx_dsq, p, BPFLAND_SHARED_DSQ, 0) {
-		if (!movable_to(p, cpu) || !waited(p, now, BPFLAND_MAX_WAIT_MS))
+		if (!scxk_movable_to(p, cpu) || !waited(p, now, BPFLAND_MAX_WAIT_MS))
 			continue;
 		if (!scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
 			return false;

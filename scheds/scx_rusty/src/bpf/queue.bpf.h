@@ -182,17 +182,16 @@ static u64 dom_long_wait_scan_ns[RUSTY_MAX_DOMS];
  * RUSTY_UNSERVED_MS. */
 static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
 {
-	u64 *scan = &dom_long_wait_scan_ns[dom & (RUSTY_MAX_DOMS - 1)];
-	u64 now = bpf_ktime_get_ns(), last = *scan;
+	u64 now = bpf_ktime_get_ns();
 	struct task_struct *p;
 
-	if (!scxk_dsq_walk_usable() || now - last < RUSTY_UNSERVED_MS * NSEC_PER_MSEC ||
-	    !__sync_bool_compare_and_swap(scan, last, now))
+	if (!scxk_walk_due(&dom_long_wait_scan_ns[dom & (RUSTY_MAX_DOMS - 1)], now,
+			   RUSTY_UNSERVED_MS * NSEC_PER_MSEC))
 		return false;
 	bpf_for_each(scx_dsq, p, dom, 0) {
 		struct task_ctx *tctx = task_ctx_get(p);
 
-		if (!tctx || !tctx->queued_ns || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+		if (!tctx || !tctx->queued_ns || !scxk_movable_to(p, cpu) ||
 		    !time_before(tctx->queued_ns + RUSTY_MAX_WAIT_MS * NSEC_PER_MSEC, now))
 			continue;
 		return scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
@@ -216,7 +215,9 @@ static __always_inline bool take_work(s32 cpu)
 						   bpf_ktime_get_ns() : 0;
 		return true;
 	}
-	*dom_waiting_since(dom) = 0;
+	/* Written only when it changes: every idle dispatch passes here. */
+	if (*dom_waiting_since(dom))
+		*dom_waiting_since(dom) = 0;
 	if (steal(dom, greedy_threshold, false)) {
 		scxk_count(&stats, RUSTY_STAT_STEAL_NODE);
 		return true;
