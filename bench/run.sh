@@ -17,7 +17,7 @@
 #   desktop     real-time multi-threaded TCG on --cpus vCPUs: the same desktop
 # Defaults: kernel 7.3, 3 boots, the three throughput and latency modes, 10 s per workload, as many vCPUs as host
 # cores, release builds. Writes the table to the terminal, and the JSON record, the PNG and
-# the boots' consoles to ~/.cache/scxkit/bench/run-DATE (SCXKIT_CACHE moves it).
+# the boots' consoles to ~/.cache/scxkit/bench/run-DATE-XXXX (SCXKIT_CACHE moves it).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=${SCXKIT_KERNEL:-7.3} boots=3 modes="throughput latency1 latency" secs=10 cpus=$(nproc) profile=release
@@ -49,8 +49,11 @@ bin_dir=$top/target/$profile
 
 # Each scheduler: its label in the guest (s1, s2, ...), the binary to put there, the
 # command to run, the name shown.
-out=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench/run-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out"
+# A directory of its own even for runs started in the same second (icount runs may share
+# the machine).
+runs=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench
+mkdir -p "$runs"
+out=$(mktemp -d "$runs/run-$(date +%Y%m%d-%H%M%S)-XXXX")
 printf "kernel %s, %s vCPUs (one in latency1 and desktop1), %s s per run, %s build\n" "$kernel" "$cpus" "$secs" "$profile" > "$out/settings.txt"
 adds=(--add "$bin_dir/scxkit-probe") labels=() commands=() i=0
 for spec in "$@"; do
