@@ -8,22 +8,14 @@ LOG=/tmp/scx_bpfland-1cpu.log
 PERIOD_US=4000
 LOOPS=750
 
-# avg_latency_us: cyclictest's average wakeup latency of one periodic SCHED_OTHER thread
-# (no -p: with one, cyclictest makes the thread real-time, outside sched_ext). Prints
-# nothing when the thread did not run as SCHED_OTHER (priority field not 0).
-avg_latency_us() {
-    cyclictest -q -t 1 --policy=other -i "$PERIOD_US" -l "$LOOPS" -m 2>/dev/null \
-        | sed -n 's/.* P: *0 .* Avg: *\([0-9]*\).*/\1/p' | tail -n 1
-}
-
 stress-ng --cpu 2 --timeout 120s --quiet & hogs=$!
 sleep 1
-eevdf=$(avg_latency_us)
+eevdf=$(wake_avg_us "$PERIOD_US" "$LOOPS")
 echo "EEVDF: average wakeup latency ${eevdf} us"
 start_sched "$LOG" scx_bpfland --stats 2
 expect_loaded scx_bpfland bpfland "$LOG"
 sleep 2
-ext=$(avg_latency_us)
+ext=$(wake_avg_us "$PERIOD_US" "$LOOPS")
 echo "scx_bpfland: average wakeup latency ${ext} us"
 if [ -n "$ext" ] && [ "$ext" -lt "$PERIOD_US" ]; then
     pass "a 4 ms periodic task under two hogs on one CPU wakes in ${ext} us on average (EEVDF ${eevdf} us)"

@@ -361,6 +361,16 @@ expect_low_weight_turns() {
     else fail "$name: a nice-19 hog behind 40 hogs keeps getting turns" "$turns turns in 10 s; $(tail -n 2 "$log")"; fi
 }
 
+# wake_avg_us PERIOD_US LOOPS [CPUS]: cyclictest's average wakeup latency of one periodic
+# SCHED_OTHER thread (no -p: with one, cyclictest makes the thread real-time, outside
+# sched_ext), on CPUS if given. Prints nothing when the thread did not run as SCHED_OTHER
+# (priority field not 0).
+wake_avg_us() {
+    local run="cyclictest -q -t 1 --policy=other -i $1 -l $2 -m"
+    [ -n "${3:-}" ] && run="taskset -c $3 $run"
+    $run 2>/dev/null | sed -n 's/.* P: *0 .* Avg: *\([0-9]*\).*/\1/p' | tail -n 1
+}
+
 # expect_class NAME PID CLASS LOG: the newest --watch-pid line of PID in LOG ("pid N:
 # interactive (...)") gives CLASS.
 expect_class() {

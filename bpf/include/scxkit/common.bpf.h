@@ -17,6 +17,7 @@
 #define PF_KTHREAD 0x00200000
 
 #define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
 
 #define BPF_STRUCT_OPS(name, args...) SEC("struct_ops/" #name) BPF_PROG(name, ##args)

@@ -19,6 +19,8 @@ enum rusty_consts {
 	/* 100: kick always, as upstream's scx_rusty does by default. */
 	RUSTY_KICK_GREEDY_UNDER_DEFAULT_PCT = 100,
 	RUSTY_GREEDY_THRESHOLD_DEFAULT = 1,
+	/* The longest slice of a task taken out of vruntime order (take_long_waiting), us. */
+	RUSTY_LONG_WAIT_SLICE_US = 1000,
 	/* Weight of a nice-0 task (p->scx.weight). */
 	RUSTY_WEIGHT_NICE0 = 100,
 	/* task_ctx.load_dom while the task is not runnable. */
@@ -49,7 +51,7 @@ enum rusty_stat_idx {
 	RUSTY_STAT_TAKE_HOME,
 	RUSTY_STAT_STEAL_NODE,
 	RUSTY_STAT_STEAL_XNUMA,
-	/* From a domain its own CPUs had not served for RUSTY_UNSERVED_MS (all leaving). */
+	/* From a domain its own CPUs had not served for RUSTY_UNSERVED_MS, one of them leaving. */
 	RUSTY_STAT_TAKE_UNSERVED,
 	/* From its own domain's queue, out of vtime order: a task queued RUSTY_MAX_WAIT_MS ago. */
 	RUSTY_STAT_TAKE_LONG_WAIT,
@@ -92,6 +94,9 @@ struct task_ctx {
 	u32 load_weight;
 	/* p->scx.weight as last seen. */
 	u32 weight;
+	/* 1 from its move by take_long_waiting until it runs: taken out of vruntime order, it
+	 * leaves its domain's vruntime clock alone and runs a short slice. */
+	u32 long_wait_pick;
 };
 
 /* Per-domain load, read by userspace: the sum of the weights of its runnable tasks as a

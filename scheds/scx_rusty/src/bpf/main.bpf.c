@@ -156,6 +156,12 @@ void BPF_STRUCT_OPS(rusty_running, struct task_struct *p)
 	if (!tctx)
 		return;
 	tctx->start_ns = bpf_ktime_get_ns();
+	if (tctx->long_wait_pick) {
+		tctx->long_wait_pick = 0;
+		if (p->scx.slice > RUSTY_LONG_WAIT_SLICE_US * NSEC_PER_USEC)
+			scxk_set_slice(p, RUSTY_LONG_WAIT_SLICE_US * NSEC_PER_USEC);
+		return;
+	}
 	ds = dom_stat_get(tctx->dom);
 	if (ds && time_before(ds->vtime_now, p->scx.dsq_vtime))
 		ds->vtime_now = p->scx.dsq_vtime;

@@ -4,9 +4,9 @@
  * from a domain of its node holding at least --greedy-threshold tasks, then from another
  * node's holding at least --greedy-threshold-x-numa (0 turns either off). A stolen task runs
  * once on the thief and keeps its home. Queuing work wakes an idle CPU of the home domain,
- * or else one of an underused domain (--kick-greedy-under) that may then steal it. A
- * domain's queue that its own CPUs have not served for RUSTY_UNSERVED_MS is served by any
- * CPU, whatever the thresholds (its CPUs may all be on their way offline).
+ * or else one of an underused domain (--kick-greedy-under) that may then steal it. While a
+ * CPU of a domain goes offline, its queue is served by any CPU once its own CPUs have left
+ * it unserved for RUSTY_UNSERVED_MS, whatever the thresholds.
  *
  * Where the kernel cannot create queues (see kfuncs.bpf.h), every domain shares the
  * built-in global FIFO and there is no stealing (userspace says so at start).
@@ -90,15 +90,29 @@ static __always_inline u64 *dom_waiting_since(u32 dom)
 	return &dom_waiting_since_ns[dom & (RUSTY_MAX_DOMS - 1)];
 }
 
-/* Whether domain `dom`'s queue has waited RUSTY_UNSERVED_MS for its own CPUs. A CPU on its
- * way offline takes no work (7.x: it would push it away, see rusty_dispatch) while the
- * hotplug waits for an RCU grace period, which may need a task queued there: with every
- * CPU of the domain leaving, only another domain's CPU can run it. */
+/* Whether a CPU of domain `dom` is offline or on its way there (until the restart). */
+static __always_inline bool dom_losing_cpu(u32 dom)
+{
+	u32 cpu;
+
+	bpf_for(cpu, 0, nr_cpus) {
+		if (cpu_dom(cpu) == dom && scxk_cpu_offline(cpu))
+			return true;
+	}
+	return false;
+}
+
+/* Whether domain `dom`'s queue has waited RUSTY_UNSERVED_MS for its own CPUs while one of
+ * them is leaving. A CPU on its way offline takes no work (7.x: it would push it away, see
+ * rusty_dispatch) while the hotplug waits for an RCU grace period, which may need a task
+ * queued there: with every CPU of the domain leaving, only another domain's CPU can run it.
+ * Otherwise a queue waits for its own CPUs or for stealing (--greedy-threshold), however
+ * long their slices. */
 static __always_inline bool dom_unserved(u32 dom, u64 now)
 {
 	u64 since = *dom_waiting_since(dom);
 
-	return since && now - since > RUSTY_UNSERVED_MS * NSEC_PER_MSEC;
+	return since && now - since > RUSTY_UNSERVED_MS * NSEC_PER_MSEC && dom_losing_cpu(dom);
 }
 
 /* Queues p on its home domain's queue. */
@@ -179,7 +193,9 @@ static u64 dom_long_wait_scan_ns[RUSTY_MAX_DOMS];
 /* Takes from domain `dom`'s queue a task queued RUSTY_MAX_WAIT_MS ago, whatever its vtime:
  * a stream of waking tasks, each given a sleeper's credit, can keep a task that was preempted
  * (in an RCU read section, say) behind them for good. At most one walk per domain per
- * RUSTY_UNSERVED_MS. */
+ * RUSTY_UNSERVED_MS. The task runs as a guest (rusty_running): far ahead in vruntime (a
+ * nice-19 hog), it would otherwise pull its domain's clock along, and every sleeper after it
+ * would queue behind the hogs. */
 static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
 {
 	u64 now = bpf_ktime_get_ns();
@@ -194,7 +210,11 @@ static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
 		if (!tctx || !tctx->queued_ns || !scxk_movable_to(p, cpu) ||
 		    !time_before(tctx->queued_ns + RUSTY_MAX_WAIT_MS * NSEC_PER_MSEC, now))
 			continue;
-		return scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0);
+		tctx->long_wait_pick = 1;
+		if (scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
+			return true;
+		tctx->long_wait_pick = 0;
+		return false;
 	}
 	return false;
 }
