@@ -104,18 +104,29 @@ dump_state() {
         echo "${d%/hotplug}: hotplug state $(cat "$d/state" 2>/dev/null), target $(cat "$d/target" 2>/dev/null)"
     done
     echo 1 > /proc/sys/kernel/sysrq
+    # The console shows errors only (loglevel=4): a warning the kernel printed before says
+    # what went wrong first.
+    dmesg | grep -A 30 -m 1 -e "-\[ cut here \]-" | head -n 40
     dmesg -n 7 2>/dev/null
     echo w > /proc/sysrq-trigger
     echo l > /proc/sysrq-trigger
     if ! is_disabled; then
-        # sched_ext writes its dump to its trace event only.
-        echo 1 > /sys/kernel/tracing/events/sched_ext/sched_ext_dump/enable 2>/dev/null
+        # sched_ext writes its dump to its trace event only, enabled at boot: enabling it now
+        # would wait for the CPU hotplug lock, which a stuck hotplug holds.
+        enable_sched_ext_dump
         echo D > /proc/sysrq-trigger
         sleep 1
         sed -n 's/.*sched_ext_dump: //p' /sys/kernel/tracing/trace 2>/dev/null | head -n 300
     fi
     sleep 1
     echo "---- end of the blocked tasks and sched_ext's dump"
+}
+
+# enable_sched_ext_dump: turns on the trace event that carries sched_ext's dump (SysRq D), if
+# it is not on yet.
+enable_sched_ext_dump() {
+    local e=/sys/kernel/tracing/events/sched_ext/sched_ext_dump/enable
+    [ "$(cat "$e" 2>/dev/null)" = 1 ] || echo 1 > "$e" 2>/dev/null
 }
 
 # The kernel's hung-task report comes after this long in D state (its default, 120 s, made a
@@ -126,6 +137,7 @@ HUNG_TASK_S=45
 # explains the guest's state and ends the boot (the host stops a guest that cannot power off).
 watch_hung_tasks() {
     echo "$HUNG_TASK_S" > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null || return 0
+    enable_sched_ext_dump
     while sleep 5; do
         dmesg | grep -q "blocked for more than" || continue
         echo "HANG the kernel reports tasks blocked for more than $HUNG_TASK_S s; the guest's state follows"
