@@ -133,10 +133,10 @@ else fail "a hog alone on its CPU is charged its runtime" "ran '$ran' ms in abou
 kill $lone
 taskset -p -c 0-3 $$ >/dev/null
 expect_prometheus scx_bpfland 'dispatched_tasks_total{scheduler="scx_bpfland",type="direct"}'
-stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 30s --quiet >/dev/null 2>&1
+stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 25s --quiet >/dev/null 2>&1
 if kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = bpfland ]; then
-    pass "scx_bpfland survives 30 s of mixed stress (cpu, fork, switch, vm, cyclic)"
-else fail "scx_bpfland survives 30 s of mixed stress" "state $(sched_state)"; fi
+    pass "scx_bpfland survives 25 s of mixed stress (cpu, fork, switch, vm, cyclic)"
+else fail "scx_bpfland survives 25 s of mixed stress" "state $(sched_state)"; fi
 check "interactive tasks counted" grep -q "interactive tasks [1-9]" "$LOG2"
 expect_clean_exit scx_bpfland "$LOG2"
 expect_partition "$LOG2"

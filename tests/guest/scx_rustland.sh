@@ -91,10 +91,10 @@ check "a real-time hog on the policy's CPU $pcpu: no fallback ($entries0 -> $ent
     [ -n "$entries0" -a "$entries0" = "$entries1" ]
 
 # 3. Mixed stress, CPU hotplug, SIGINT.
-stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 30s --quiet >/dev/null 2>&1
+stress-ng --cpu 2 --fork 1 --switch 1 --vm 1 --vm-bytes 64M --cyclic 1 --timeout 25s --quiet >/dev/null 2>&1
 if kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = rustland ]; then
-    pass "scx_rustland survives 30 s of mixed stress (cpu, fork, switch, vm, cyclic)"
-else fail "scx_rustland survives 30 s of mixed stress" "state $(sched_state)"; fi
+    pass "scx_rustland survives 25 s of mixed stress (cpu, fork, switch, vm, cyclic)"
+else fail "scx_rustland survives 25 s of mixed stress" "state $(sched_state)"; fi
 expect_hotplug_followed scx_rustland rustland "$LOG"
 expect_clean_exit scx_rustland "$LOG"
 
@@ -150,7 +150,7 @@ FIFO_LOG=/tmp/scx_fifo.log
 start_sched "$FIFO_LOG" scx_fifo --stats 1
 expect_loaded scx_fifo fifo "$FIFO_LOG"
 expect_ext_task scx_fifo
-expect_survives scx_fifo 20 fifo
+expect_survives scx_fifo 15 fifo
 check "scx_fifo dispatched tasks as userspace decided" sh -c "grep dispatched $FIFO_LOG | grep -q ': user [1-9]'"
 check "scx_fifo held tasks and was called again when a CPU ran out of work (nudges)" \
     sh -c "grep dispatched $FIFO_LOG | grep -q 'nudges [1-9]'"

@@ -26,7 +26,7 @@ expect_loaded scx_simple simple "$LOG"
 expect_refused "a second scheduler is refused, naming the first" "another sched_ext scheduler is loaded: 'simple'" \
     scx_simple
 expect_ext_task scx_simple
-expect_survives scx_simple 20 simple
+expect_survives scx_simple 15 simple
 check "stats lines are printed" grep -q "dispatched .*local" "$LOG"
 expect_prometheus scx_simple 'dispatched_tasks_total{scheduler="scx_simple",type="shared"}'
 su nobody -s /bin/sh -c "timeout 5 scx_simple --monitor 1" > /tmp/monitor.log 2>&1
