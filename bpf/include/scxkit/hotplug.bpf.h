@@ -12,6 +12,7 @@
  * - A CPU on its way offline that still dispatches (7.x, see scxk_dispatching_cpu_leaving).
  * - Idle CPUs, which look for work only when woken (scxk_kick_idle_cpus).
  * - Irq_work left on a dying CPU: a kick or a ring buffer's wakeup (scxk_this_cpu_leaving).
+ * - A slice running out on a CPU told offline (scxk_endless_slice_if_leaving).
  */
 #ifndef __SCXKIT_HOTPLUG_BPF_H
 #define __SCXKIT_HOTPLUG_BPF_H
@@ -55,7 +56,15 @@ static __always_inline void scxk_set_offline_bit(s32 cpu, u8 bit, bool set)
 
 static __always_inline void scxk_record_online(s32 cpu, bool online)
 {
+	struct task_struct *hotplug_thread = bpf_get_current_task_btf();
+
 	scxk_set_offline_bit(cpu, SCXK_OFFLINE_TOLD | SCXK_LEAVING_SEEN, !online);
+	/* The hotplug thread of this CPU calls this, and goes on with the teardown: see
+	 * scxk_endless_slice_if_leaving. */
+	if (!online)
+		scxk_set_slice(hotplug_thread, SCX_SLICE_INF);
+	else if (hotplug_thread->scx.slice == SCX_SLICE_INF)
+		scxk_set_slice(hotplug_thread, SCX_SLICE_DFL);
 }
 
 static __always_inline u8 scxk_offline_bits(s32 cpu)
@@ -173,6 +182,19 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 static __always_inline bool scxk_this_cpu_leaving(void)
 {
 	return scxk_offline_bits(bpf_get_smp_processor_id()) & SCXK_OFFLINE_TOLD;
+}
+
+/* Gives p a slice that does not run out while this CPU is told offline (6.19). There the
+ * kernel puts a task whose slice ran out back on the CPU's local queue itself, without
+ * ops.enqueue; with SCX_OPS_ENQ_LAST it leaves the follow-up to the scheduler and, picking
+ * nothing, idles the CPU with the task still queued and nothing to wake it. Seen under
+ * hotplug storms with scx_bpfland, ~1 run in 3: cpuhp/N (or ksoftirqd/N that it was
+ * parking) runnable mid-teardown for 30-45 s until the watchdog ejected the scheduler. Only
+ * per-CPU kthreads run on a dying CPU, and they soon sleep. Call from ops.running. */
+static __always_inline void scxk_endless_slice_if_leaving(struct task_struct *p)
+{
+	if (scxk_this_cpu_leaving())
+		scxk_set_slice(p, SCX_SLICE_INF);
 }
 
 /* Kicks `cpu` (scx_bpf_kick_cpu), unless the kernel cannot or this CPU is leaving (see

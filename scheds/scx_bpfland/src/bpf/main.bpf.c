@@ -178,6 +178,7 @@ void BPF_STRUCT_OPS(bpfland_running, struct task_struct *p)
 	slice = tctx->interactive ? p->scx.slice : shared_slice(p->scx.slice);
 	if (slice < p->scx.slice)
 		task_set_slice(p, tctx, slice);
+	scxk_endless_slice_if_leaving(p);
 	if (cctx) {
 		cctx->running_regular = !tctx->interactive;
 		cctx->running_since_ns = tctx->start_ns;

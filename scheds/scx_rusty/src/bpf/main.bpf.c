@@ -157,14 +157,15 @@ void BPF_STRUCT_OPS(rusty_running, struct task_struct *p)
 		return;
 	tctx->start_ns = bpf_ktime_get_ns();
 	if (tctx->long_wait_pick) {
+		/* Out of vruntime order (take_long_waiting): a short turn, and the domain's
+		 * clock stays where it is. */
 		tctx->long_wait_pick = 0;
 		if (p->scx.slice > RUSTY_LONG_WAIT_SLICE_US * NSEC_PER_USEC)
 			scxk_set_slice(p, RUSTY_LONG_WAIT_SLICE_US * NSEC_PER_USEC);
-		return;
-	}
-	ds = dom_stat_get(tctx->dom);
-	if (ds && time_before(ds->vtime_now, p->scx.dsq_vtime))
+	} else if ((ds = dom_stat_get(tctx->dom)) && time_before(ds->vtime_now, p->scx.dsq_vtime)) {
 		ds->vtime_now = p->scx.dsq_vtime;
+	}
+	scxk_endless_slice_if_leaving(p);
 }
 
 void BPF_STRUCT_OPS(rusty_stopping, struct task_struct *p, bool runnable)
