@@ -118,9 +118,11 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 			cpu = bpf_cpumask_any_distribute(p->cpus_ptr);
 		scxk_count(&stats, BPFLAND_STAT_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, tctx->slice_ns, enq_flags);
-		/* An idle CPU there may sleep through the insert until its next interrupt
-		 * (tickless): wake it. */
-		if (cpu != bpf_get_smp_processor_id())
+		/* Wake the CPU, or it may sleep through the insert until its next interrupt
+		 * (tickless): another CPU idle there, or this one when p was its last task
+		 * (SCX_ENQ_LAST: the kernel has already chosen to idle, and 6.19 does not look
+		 * again; a hog there got 6% of its CPU). */
+		if (cpu != bpf_get_smp_processor_id() || (enq_flags & SCX_ENQ_LAST))
 			scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
