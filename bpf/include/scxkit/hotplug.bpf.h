@@ -184,17 +184,22 @@ static __always_inline bool scxk_this_cpu_leaving(void)
 	return scxk_offline_bits(bpf_get_smp_processor_id()) & SCXK_OFFLINE_TOLD;
 }
 
-/* Gives p a slice that does not run out while this CPU is told offline (6.19). There the
- * kernel puts a task whose slice ran out back on the CPU's local queue itself, without
- * ops.enqueue; with SCX_OPS_ENQ_LAST it leaves the follow-up to the scheduler and, picking
- * nothing, idles the CPU with the task still queued and nothing to wake it. Seen under
- * hotplug storms with scx_bpfland, ~1 run in 3: cpuhp/N (or ksoftirqd/N that it was
- * parking) runnable mid-teardown for 30-45 s until the watchdog ejected the scheduler. Only
- * per-CPU kthreads run on a dying CPU, and they soon sleep. Call from ops.running. */
+/* Gives p a slice that does not run out while this CPU is told offline, and takes it back
+ * once the CPU is online again. On 6.19 the kernel puts a task whose slice ran out on such a
+ * CPU back on the CPU's local queue itself, without ops.enqueue; with SCX_OPS_ENQ_LAST it
+ * leaves the follow-up to the scheduler and, picking nothing, idles the CPU with the task
+ * still queued and nothing to wake it. Seen under hotplug storms with scx_bpfland, 3 rounds
+ * of 200 events in 8: cpuhp/N (or ksoftirqd/N that it was parking) runnable mid-teardown
+ * for 30-45 s until the watchdog ejected the scheduler. Few tasks run on such a CPU: per-CPU
+ * kthreads, tasks with migration disabled and, while it comes up, other kernel threads; a
+ * user task picked there is pushed away at once and gets a fresh slice where it lands. One
+ * that does not sleep keeps the CPU until it does. Call from ops.running. */
 static __always_inline void scxk_endless_slice_if_leaving(struct task_struct *p)
 {
 	if (scxk_this_cpu_leaving())
 		scxk_set_slice(p, SCX_SLICE_INF);
+	else if (p->scx.slice == SCX_SLICE_INF)
+		scxk_set_slice(p, SCX_SLICE_DFL);
 }
 
 /* Kicks `cpu` (scx_bpf_kick_cpu), unless the kernel cannot or this CPU is leaving (see
@@ -219,12 +224,29 @@ static __always_inline void scxk_kick_idle_cpus(void)
 	}
 }
 
+/* Wakes each CPU with tasks in its local queue, in case it sleeps with them there: a CPU
+ * looks at its local queue only when it schedules, and a task put there after the CPU chose
+ * to idle (see scxk_endless_slice_if_leaving), with no wakeup, waits for an unrelated
+ * interrupt. A busy CPU, or one already on its way out of idle, ignores the kick. */
+static __always_inline void scxk_kick_stranded(void)
+{
+	s32 cpu;
+
+	if (!scx_bpf_kick_cpu_usable() || !scx_bpf_dsq_nr_queued_usable() || scxk_this_cpu_leaving())
+		return;
+	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
+		if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu) > 0)
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	}
+}
+
 #define CLOCK_MONOTONIC 1
 
 /* SCXK_IDLE_WAKER(name, period_ns, wanted): a BPF timer that wakes the idle CPUs every
  * `period_ns` while `wanted()` says queued work waits with no CPU taking it: a CPU looks for
- * work only in ops.dispatch, which an idle CPU does not call. Defines the timer's map `name`
- * and `name##_start()`, to call from ops.init. */
+ * work only in ops.dispatch, which an idle CPU does not call. Each time it also wakes the
+ * CPUs that may sleep on their own local queue (scxk_kick_stranded). Defines the timer's map
+ * `name` and `name##_start()`, to call from ops.init. */
 #define SCXK_IDLE_WAKER(name, period_ns, wanted)                                       \
 	struct name##_slot {                                                           \
 		struct bpf_timer timer;                                                \
@@ -239,6 +261,7 @@ static __always_inline void scxk_kick_idle_cpus(void)
 	{                                                                              \
 		if (wanted())                                                          \
 			scxk_kick_idle_cpus();                                         \
+		scxk_kick_stranded();                                                  \
 		bpf_timer_start(timer, (period_ns), 0);                                \
 		return 0;                                                              \
 	}                                                                              \
