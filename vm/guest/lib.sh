@@ -114,6 +114,8 @@ dump_state() {
         # sched_ext writes its dump to its trace event only, enabled at boot: enabling it now
         # would wait for the CPU hotplug lock, which a stuck hotplug holds.
         enable_sched_ext_dump
+        # Earlier dumps of this boot (a scheduler's error exit) would crowd this one out.
+        : > /sys/kernel/tracing/trace 2>/dev/null
         echo D > /proc/sysrq-trigger
         sleep 1
         sed -n 's/.*sched_ext_dump: //p' /sys/kernel/tracing/trace 2>/dev/null | head -n 300

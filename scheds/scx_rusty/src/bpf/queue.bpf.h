@@ -127,6 +127,8 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 	}
 	since = dom_waiting_since(tctx->dom);
 	tctx->queued_ns = bpf_ktime_get_ns();
+	/* Taken for its long wait but dequeued before it ran (a new affinity, say). */
+	tctx->long_wait_pick = 0;
 	if (!*since)
 		*since = tctx->queued_ns;
 	if (fifo)
