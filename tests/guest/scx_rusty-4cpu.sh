@@ -53,11 +53,11 @@ expect_low_weight_turns scx_rusty 0,1 5 "$LOG"
 # all the hogs (7.3, icount: 24.7 ms on average without it, 152.6 ms with it).
 start_hogs 40 0,1
 sleep 2
-alone_us=$(wake_avg_us 10000 300 0,1)
+alone_us=$(wake_avg_us 10000 150 0,1)
 taskset -c 0,1 sh -c 'while :; do :; done' & low=$!
 renice -n 19 -p "$low" >/dev/null
 sleep 2
-with_us=$(wake_avg_us 10000 300 0,1)
+with_us=$(wake_avg_us 10000 150 0,1)
 stop_hogs; kill "$low"; wait "$low" 2>/dev/null
 if [ -n "$alone_us" ] && [ -n "$with_us" ] && [ "$with_us" -le $((alone_us * 3 + 5000)) ]; then
     pass "scx_rusty: a nice-19 hog taken out of turn leaves sleepers' wakeups alone: ${with_us} us on average with it, ${alone_us} us without"
@@ -73,6 +73,8 @@ expect_clean_exit scx_rusty "$LOG"
 LOG3=/tmp/scx_rusty-nosteal.log
 start_sched "$LOG3" scx_rusty --greedy-threshold 0 --no-load-balance --slice-us-underutil 500000 --slice-us-overutil 500000 --stats 1
 expect_loaded "scx_rusty --greedy-threshold 0" rusty "$LOG3"
+# This shell watches from domain 1: behind the hogs' 500 ms slices it would wait seconds a turn.
+taskset -p -c 2,3 $$ >/dev/null
 start_hogs 6 0
 sleep 1
 for pid in $HOGS; do taskset -p -c 0-3 "$pid" >/dev/null; done
@@ -80,6 +82,7 @@ sleep 1
 seen=$(cpus_seen 5 $HOGS)
 unserved=$(sed -n 's/.* unserved \([0-9]*\) .*/\1/p' "$LOG3" | awk '{ n += $1 } END { print n + 0 }')
 stop_hogs
+taskset -p -c 0-3 $$ >/dev/null
 if [ "$seen" = "0 1" ] && [ "$unserved" -eq 0 ]; then
     pass "--greedy-threshold 0: hogs homed on domain 0 stay there (CPUs seen: $seen), no unserved takes"
 else
