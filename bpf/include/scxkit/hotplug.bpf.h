@@ -190,13 +190,16 @@ static __always_inline bool scxk_this_cpu_leaving(void)
  * leaves the follow-up to the scheduler and, picking nothing, idles the CPU with the task
  * still queued and nothing to wake it. Seen under hotplug storms with scx_bpfland, 3 rounds
  * of 200 events in 8: cpuhp/N (or ksoftirqd/N that it was parking) runnable mid-teardown
- * for 30-45 s until the watchdog ejected the scheduler. Few tasks run on such a CPU: per-CPU
- * kthreads, tasks with migration disabled and, while it comes up, other kernel threads; a
- * user task picked there is pushed away at once and gets a fresh slice where it lands. One
- * that does not sleep keeps the CPU until it does. Call from ops.running. */
+ * for 30-45 s until the watchdog ejected the scheduler. Only the tasks that cannot leave the
+ * CPU get it (per-CPU kthreads, tasks with migration disabled: scxk_bound_to), and they soon
+ * sleep; a task that could go elsewhere (a kernel thread while the CPU comes up, a user task
+ * before balance_push moves it) keeps its slice, and scxk_kick_stranded wakes the CPU if it
+ * is left queued. Call from ops.running. */
 static __always_inline void scxk_endless_slice_if_leaving(struct task_struct *p)
 {
-	if (scxk_this_cpu_leaving())
+	s32 cpu = bpf_get_smp_processor_id();
+
+	if (scxk_this_cpu_leaving() && scxk_bound_to(p, cpu))
 		scxk_set_slice(p, SCX_SLICE_INF);
 	else if (p->scx.slice == SCX_SLICE_INF)
 		scxk_set_slice(p, SCX_SLICE_DFL);
