@@ -6,8 +6,10 @@
 # (/usr/bin/scx_lavd), with its options in the same argument ("scx_bpfland --slice-us 5000").
 # Each boot runs EEVDF first and last (drift check) and every scheduler in between, in an
 # order rotated from boot to boot. Modes (each its own boots):
-#   throughput  reproducible icount mode on --cpus vCPUs: hackbench, stress-ng CPU and
-#               matrix, a fork/exec burst
+#   throughput  reproducible icount mode on --cpus vCPUs: hackbench over pipes, stress-ng
+#               CPU and matrix, a fork/exec burst
+#   throughput1 reproducible icount mode on one vCPU: the same (every wakeup lands on a
+#               busy CPU: the rule for when a wakeup preempts decides hackbench)
 #   latency1    reproducible icount mode on one vCPU: cyclictest under two hogs, a shell
 #               command under hogs and a fork storm, request/response wakeups
 #   latency     real-time multi-threaded TCG on --cpus vCPUs: the same latency workloads,
@@ -38,7 +40,7 @@ done
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots must be a positive number, not '$boots'"
 [[ $secs =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive number, not '$secs'"
 for mode in $modes; do
-    case $mode in throughput|latency1|latency|desktop1|desktop) ;; *) die "unknown mode '$mode' (throughput, latency1, latency, desktop1, desktop)" ;; esac
+    case $mode in throughput|throughput1|latency1|latency|desktop1|desktop) ;; *) die "unknown mode '$mode' (throughput, throughput1, latency1, latency, desktop1, desktop)" ;; esac
 done
 
 "$top/vm/setup-host.sh"
@@ -54,7 +56,7 @@ bin_dir=$top/target/$profile
 runs=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench
 mkdir -p "$runs"
 out=$(mktemp -d "$runs/run-$(date +%Y%m%d-%H%M%S)-XXXX")
-printf "kernel %s, %s vCPUs (one in latency1 and desktop1), %s s per run, %s build\n" "$kernel" "$cpus" "$secs" "$profile" > "$out/settings.txt"
+printf "kernel %s, %s vCPUs (one in throughput1, latency1 and desktop1), %s s per run, %s build\n" "$kernel" "$cpus" "$secs" "$profile" > "$out/settings.txt"
 adds=(--add "$bin_dir/scxkit-probe") labels=() commands=() i=0
 for spec in "$@"; do
     read -r prog args <<< "$spec"
@@ -85,6 +87,7 @@ plan_for() {
 for mode in $modes; do
     case $mode in
         throughput) vm=(--cpus "$cpus" --nodes 1 --icount) guest_mode=throughput ;;
+        throughput1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=throughput ;;
         latency1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=latency ;;
         latency) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=latency ;;
         desktop1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=desktop ;;

@@ -2,6 +2,7 @@
 import contextlib
 import io
 import os
+import re
 import sys
 import unittest
 
@@ -26,7 +27,7 @@ class Quantiles(unittest.TestCase):
 class Parsing(unittest.TestCase):
     def test_figures_from_bench_lines(self):
         log = "\n".join([
-            "BENCH s1 hackbench_s 2.0", "BENCH s1 hackbench_s 1.0", "BENCH s1 hackbench_s 3.0",
+            "BENCH s1 hackbench_pipe_s 2.0", "BENCH s1 hackbench_pipe_s 1.0", "BENCH s1 hackbench_pipe_s 3.0",
             "BENCH s1 shell_us 1000", "BENCH s1 shell_us 3000",
             "BENCH s1 cyclictest 000010 000005", "BENCH s1 cyclictest # Max Latencies: 00040",
             "BENCH s1 wakeup_p99_us 12.5", "BENCH s1 matrix_bogo_per_s 128.4",
@@ -34,7 +35,7 @@ class Parsing(unittest.TestCase):
             "BENCH s2 failed did not load", "unrelated line",
         ])
         figures, overheads, failures = report.parse_log(log)
-        self.assertEqual(figures["s1"]["hackbench_s"], 2.0)
+        self.assertEqual(figures["s1"]["hackbench_pipe_s"], 2.0)
         self.assertEqual(figures["s1"]["shell_p50_ms"], 1.0)
         self.assertEqual(figures["s1"]["shell_p99_ms"], 3.0)
         self.assertEqual(figures["s1"]["cyclic_p50_us"], 10)
@@ -114,6 +115,11 @@ class Scenario(unittest.TestCase):
         for kind in set(report.MODE_KIND.values()):
             self.assertEqual(text.count(f"\n{kind}_suite() {{"), 1, kind)
             self.assertIn(f"{kind}) {kind}_suite", text)
+
+    def test_every_mode_of_run_sh_is_reported(self):
+        text = open(os.path.join(os.path.dirname(__file__), "run.sh")).read()
+        accepted = re.search(r"case \$mode in ([a-z0-9|]+)\)", text).group(1).split("|")
+        self.assertEqual(sorted(accepted), sorted(report.MODE_KIND))
 
 
 if __name__ == "__main__":
