@@ -14,6 +14,7 @@ void bpf_rcu_read_unlock(void) __ksym;
 bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask) __ksym;
 bool bpf_cpumask_intersects(const struct cpumask *src1, const struct cpumask *src2) __ksym;
 u32 bpf_cpumask_any_distribute(const struct cpumask *cpumask) __ksym;
+bool bpf_cpumask_empty(const struct cpumask *cpumask) __ksym;
 
 /* Section for globals holding kptrs: must not be .bss or .data (libbpf rules). */
 #define private(name) SEC(".data." #name) __hidden __attribute__((aligned(8)))

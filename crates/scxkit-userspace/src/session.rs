@@ -71,6 +71,7 @@ impl SharedState {
             fallback_total_ns: Self::load(field!(self, fallback_total_ns)),
             fallback_since_ns: Self::load(field!(self, fallback_since_ns)),
             fallback_entries: Self::load(field!(self, fallback_entries)),
+            user_heartbeat: Self::load(field!(self, user_heartbeat)),
         }
     }
 }

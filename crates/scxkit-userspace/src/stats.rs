@@ -32,6 +32,8 @@ pub static METRICS: &[MetricDef] = &[
     dispatched(CONGESTION, "Dispatched by BPF because the ring buffer to the policy was full."),
     dispatched(FALLBACK, "Dispatched by BPF while the policy process was silent."),
     def("tasks_sent_total", &[], MetricKind::Counter, Unit::Count, "Tasks handed to the policy."),
+    def("tasks_sent_deferred_total", &[], MetricKind::Counter, Unit::Count, "Tasks handed to the policy without waking it, where waking it would have preempted a task: it reads them with others at a CPU's next scheduling point (also counted in tasks_sent_total)."),
+    def("policy_turns_total", &[], MetricKind::Counter, Unit::Count, "Turns of the policy's loop: each reads the tasks handed over and decides (a round trip through userspace)."),
     def("custody_full_total", &[], MetricKind::Counter, Unit::Count, "Hand-overs refused because BPF's record of the tasks the policy holds (for the fallback) was full: BPF dispatched the task itself (also counted as congestion)."),
     def("custody_lost_total", &[], MetricKind::Counter, Unit::Count, "Tasks the policy held that dropped out of BPF's record, so the fallback would not find them: never expected."),
     def("decisions_cancelled_total", &[], MetricKind::Counter, Unit::Count, "Decisions dropped: the task was enqueued again, dequeued or gone since it was handed over."),
@@ -52,6 +54,8 @@ pub struct BssReading {
     pub fallback_total_ns: u64,
     pub fallback_since_ns: u64,
     pub fallback_entries: u64,
+    /// Turns of the policy's loop (its heartbeat).
+    pub user_heartbeat: u64,
 }
 
 /// The values of [`METRICS`]: `counters` are the per-CPU counters summed (indexed by
@@ -70,6 +74,8 @@ pub fn values(counters: &[u64], bss: &BssReading, usage: Usage, now_ns: u64) -> 
         c(intf::USCHED_STAT_CONGESTION),
         c(intf::USCHED_STAT_FALLBACK),
         c(intf::USCHED_STAT_SENT),
+        c(intf::USCHED_STAT_DEFERRED),
+        bss.user_heartbeat as f64,
         c(intf::USCHED_STAT_CUSTODY_FULL),
         c(intf::USCHED_STAT_CUSTODY_LOST),
         c(intf::USCHED_STAT_CANCELLED),
@@ -88,11 +94,14 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
-        "running {} queued {} held {} | dispatched {total}: {} | cancelled {} replaced {} nudges {} | custody full {} lost {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
+        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} | custody full {} lost {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
         now.get("tasks_running", &[]),
         now.get("tasks_queued", &[]),
         now.get("tasks_waiting_user", &[]),
         by_path.join(" "),
+        d("tasks_sent_total", &[]),
+        d("tasks_sent_deferred_total", &[]),
+        d("policy_turns_total", &[]),
         d("decisions_cancelled_total", &[]),
         d("decisions_replaced_total", &[]),
         d("policy_nudges_total", &[]),
@@ -120,7 +129,7 @@ mod tests {
 
     #[test]
     fn values_follow_the_declarations() {
-        let bss = BssReading { nr_sent: 10, user_received: 7, user_held: 2, fallback_total_ns: 1_500_000_000, fallback_since_ns: 0, fallback_entries: 1 };
+        let bss = BssReading { nr_sent: 10, user_received: 7, user_held: 2, fallback_total_ns: 1_500_000_000, fallback_since_ns: 0, fallback_entries: 1, user_heartbeat: 40 };
         let v = values(&counters(&[(intf::USCHED_STAT_RUNNING, 3), (intf::USCHED_STAT_USER, 8)]), &bss, Usage { page_faults: 4, cpu_s: 0.25 }, 0);
         assert_eq!(v.len(), METRICS.len());
         let snap = Snapshot { series: static_layout(METRICS), values: v };
@@ -130,6 +139,7 @@ mod tests {
         assert_eq!(snap.get("dispatched_tasks_total", USER), 8.0);
         assert_eq!(snap.get("fallback_seconds_total", &[]), 1.5);
         assert_eq!(snap.get("page_faults_total", &[]), 4.0);
+        assert_eq!(snap.get("policy_turns_total", &[]), 40.0);
     }
 
     #[test]
@@ -144,11 +154,11 @@ mod tests {
     fn line_shows_each_path_per_interval() {
         let layout = static_layout(METRICS);
         let before = Snapshot { series: layout.clone(), values: values(&counters(&[(intf::USCHED_STAT_USER, 5)]), &BssReading::default(), Usage::default(), 0) };
-        let after_counters = counters(&[(intf::USCHED_STAT_USER, 9), (intf::USCHED_STAT_FALLBACK, 2), (intf::USCHED_STAT_CANCELLED, 1)]);
+        let after_counters = counters(&[(intf::USCHED_STAT_USER, 9), (intf::USCHED_STAT_FALLBACK, 2), (intf::USCHED_STAT_CANCELLED, 1), (intf::USCHED_STAT_SENT, 7), (intf::USCHED_STAT_DEFERRED, 5)]);
         let after = Snapshot { series: layout, values: values(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0) };
         let line = log_line(&before, &after);
         assert!(line.contains("dispatched 6: user 4 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
-        assert!(line.contains("cancelled 1 replaced 0 nudges 0 | custody full 0 lost 0"), "{line}");
+        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 | custody full 0 lost 0"), "{line}");
         assert!(line.contains("cpu 2 ms"), "{line}");
     }
 }

@@ -15,37 +15,72 @@ struct {
 	__uint(max_entries, USCHED_RING_BYTES);
 } from_user SEC(".maps");
 
-/* Set when a message went without a wakeup: the next one forces one. */
-static bool wakeup_owed;
-
-/* How a message wakes the policy: at once, except from a CPU on its way offline, whose
- * wakeup could stay pending for good (see scxk_this_cpu_leaving). The ring buffer wakes
- * its reader only for the first unread message, so the next message sent from elsewhere
- * forces the wakeup the skipped one owes; until then the policy's loop reads it on its next
- * turn, within its longest sleep. */
-static __always_inline u64 wakeup_flags(void)
+/* Messages sent and not yet read by the policy. Some may have gone without waking it
+ * (policy_wakeup_may_wait, or from a CPU on its way offline): every ops.dispatch that sees
+ * any wakes it (a nudge), and BPF's watch timer kicks idle CPUs to look while tasks are in
+ * custody. Counters, not a flag: a flag set by one CPU can be cleared by another between a
+ * message's reservation and its commit. */
+static __always_inline bool messages_unread(void)
 {
-	if (scxk_this_cpu_leaving()) {
-		wakeup_owed = true;
+	return nr_sent != user_received;
+}
+
+/* Whether waking the policy for p may wait for this CPU's next scheduling point. Only where
+ * it would preempt someone (no CPU is idle) and the wakeup comes from a task that runs here
+ * under this scheduler, not from an interrupt (a timer, a device): a pipe's writer often
+ * sleeps next. The waker keeps at most USCHED_DEFER_MAX_US of its slice, which bounds the
+ * wait. Waking the policy at once, on one CPU, preempted the waker for every wakeup; the
+ * waker then made a round trip of its own: hackbench over pipes took 6x EEVDF's time. */
+static bool policy_wakeup_may_wait(struct task_struct *p, const struct task_ctx *tctx)
+{
+	struct task_struct *waker = bpf_get_current_task_btf();
+	const struct cpumask *idle;
+	bool none_idle;
+
+	if (!scxk_context_known() || scxk_in_interrupt() || !scx_bpf_get_idle_cpumask_usable() ||
+	    scxk_this_cpu_leaving())
+		return false;
+	/* A new task (its first hand-over) is decided at once: a shell's command is one. */
+	if (tctx->enq_seq <= 1)
+		return false;
+	/* Not a task queued again by itself (its slice ran out, or it was preempted): deferred,
+	 * a frame loop under hogs missed its deadlines (p99 4.2 -> 12 ms, one CPU). */
+	if (waker == p || !(waker->scx.flags & SCX_TASK_QUEUED))
+		return false;
+	idle = scx_bpf_get_idle_cpumask();
+	none_idle = bpf_cpumask_empty(idle);
+	scx_bpf_put_idle_cpumask(idle);
+	if (!none_idle)
+		return false;
+	/* Not an endless slice: the hotplug thread's (scxkit/hotplug.bpf.h). */
+	if (waker->scx.slice > USCHED_DEFER_MAX_US * 1000ULL && waker->scx.slice != SCX_SLICE_INF)
+		scxk_set_slice(waker, USCHED_DEFER_MAX_US * 1000ULL);
+	return true;
+}
+
+/* How a message wakes the policy: not at all when it may wait, or from a CPU on its way
+ * offline, whose wakeup could stay pending for good (see scxk_this_cpu_leaving); by force
+ * when an earlier message may be unread (the ring buffer wakes its reader only for the
+ * first unread one, and that one may have gone without a wakeup); otherwise as usual. */
+static __always_inline u64 wakeup_flags(bool may_wait, bool earlier_unread)
+{
+	if (may_wait || scxk_this_cpu_leaving())
 		return BPF_RB_NO_WAKEUP;
-	}
-	if (wakeup_owed) {
-		wakeup_owed = false;
-		return BPF_RB_FORCE_WAKEUP;
-	}
-	return 0;
+	return earlier_unread ? BPF_RB_FORCE_WAKEUP : 0;
 }
 
 /* Hands p to userspace; false when there is no room (the caller queues it itself). */
 static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_flags)
 {
 	struct usched_task *msg;
+	bool may_wait, earlier_unread;
 
 	if (!custody_add(p->pid, tctx->enq_seq))
 		return false;
 	msg = bpf_ringbuf_reserve(&to_user, sizeof(*msg), 0);
 	if (!msg)
 		return false;
+	may_wait = policy_wakeup_may_wait(p, tctx);
 	msg->pid = p->pid;
 	msg->prev_cpu = scx_bpf_task_cpu(p);
 	msg->nr_cpus_allowed = p->nr_cpus_allowed;
@@ -58,19 +93,23 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 	msg->flags = 0;
 	tctx->run_ns = 0;
 	tctx->custody_seq = tctx->enq_seq;
-	bpf_ringbuf_submit(msg, wakeup_flags());
-	__sync_fetch_and_add(&nr_sent, 1);
+	if (may_wait)
+		scxk_count(&stats, USCHED_STAT_DEFERRED);
+	/* Counted before the commit: a message without a wakeup is then always seen unread. */
+	earlier_unread = __sync_fetch_and_add(&nr_sent, 1) != user_received;
+	bpf_ringbuf_submit(msg, wakeup_flags(may_wait, earlier_unread));
 	scxk_count(&stats, USCHED_STAT_SENT);
 	return true;
 }
 
-/* Wakes the policy when a CPU has nothing to run while it holds tasks: a message that
- * carries no task. One at a time: userspace clears nudge_pending when it reads it. */
+/* Wakes the policy when it holds tasks while a CPU has nothing to run, or has messages to
+ * read: a message that carries no task. One at a time: userspace clears nudge_pending when
+ * it reads it. */
 static void nudge_user(void)
 {
 	struct usched_task *msg;
 
-	if (!user_held || nudge_pending)
+	if (nudge_pending || (!user_held && !messages_unread()))
 		return;
 	msg = bpf_ringbuf_reserve(&to_user, sizeof(*msg), 0);
 	if (!msg)
@@ -78,7 +117,7 @@ static void nudge_user(void)
 	__builtin_memset(msg, 0, sizeof(*msg));
 	msg->flags = USCHED_MSG_NUDGE;
 	nudge_pending = 1;
-	bpf_ringbuf_submit(msg, wakeup_flags());
+	bpf_ringbuf_submit(msg, wakeup_flags(false, messages_unread()));
 	scxk_count(&stats, USCHED_STAT_NUDGE);
 }
 

@@ -27,6 +27,10 @@ enum usched_consts {
 	USCHED_SELF_SLICE_US = 20000,
 	/* The shortest slice BPF gives a task it dispatches itself, however light. */
 	USCHED_MIN_SLICE_US = 100,
+	/* The most a task keeps of its slice after waking another without waking the policy
+	 * (see policy_wakeup_may_wait), in microseconds: the next scheduling point, where the
+	 * policy is woken, is at most that far. */
+	USCHED_DEFER_MAX_US = 1000,
 	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */
 	USCHED_WATCH_INTERVAL_MS = 50,
 	/* Weight of a nice-0 task in sched_ext (p->scx.weight). */
@@ -93,6 +97,9 @@ enum usched_stat_idx {
 	USCHED_STAT_CUSTODY_FULL,
 	/* Live custody entries lost (the fallback would not find their task): never expected. */
 	USCHED_STAT_CUSTODY_LOST,
+	/* Tasks handed over without waking the policy: it reads them at a CPU's next
+	 * scheduling point, with others (counted in SENT too). */
+	USCHED_STAT_DEFERRED,
 	/* 1 while the CPU runs a task of this scheduler (summed: tasks running). */
 	USCHED_STAT_RUNNING,
 	USCHED_NR_STATS,
