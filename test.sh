@@ -10,6 +10,7 @@ echo "==== host tests"
 cargo test --quiet --manifest-path "$top/Cargo.toml" --workspace
 "$top/tests/host/panic-signature.sh"
 "$top/tests/host/summary.sh"
+"$top/tests/host/stall-line.sh"
 python3 -m unittest discover --quiet -s "$top/bench" -p 'test_*.py'
 [ "${1:-}" = "--host" ] && exit 0
 echo "==== guest tests"

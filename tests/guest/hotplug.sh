@@ -3,8 +3,8 @@
 # 0, going off and on again, many times in a row: the arguments EVENTS and RUSTY_EVENTS
 # (defaults 40 and 6, to keep the suite short; vm/run.sh --tcg-threads single ...
 # tests/guest/hotplug.sh -- 200 200 for the full storm, about 2 min per scheduler plus 6 s a
-# scx_rusty restart). A write that does not return, or a hung task, ends the boot at once
-# with the blocked tasks' stacks (lib.sh: set_cpu_online, watch_hung_tasks). scx_simple,
+# scx_rusty restart). A write that does not return, a hung task or an RCU stall ends the boot at once
+# with the blocked tasks' stacks (lib.sh: set_cpu_online, watch_kernel_stalls). scx_simple,
 # scx_bpfland and scx_rustland follow each event without a restart (ops.cpu_online /
 # ops.cpu_offline) and must stay attached throughout; scx_rusty rebuilds its domains, so it
 # asks for a restart on each event. scx_bpfland also loses its whole primary domain (primary_gone).
@@ -56,6 +56,13 @@ primary_gone() {
     expect_clean_exit scx_bpfland "$log"
 }
 
+# The stall watcher (lib.sh) must run while a scheduler starves every task it holds.
+watcher=$(pgrep -f watch_kernel_stalls | head -n 1)
+if [ -n "$watcher" ] && [ "$(stat_field "$watcher" 41)" = 1 ]; then
+    pass "the kernel stall watcher runs real-time (SCHED_FIFO, pid $watcher)"
+else
+    fail "the kernel stall watcher runs real-time" "pid '${watcher}', policy $(stat_field "${watcher:-0}" 41)"
+fi
 storm scx_simple simple "$EVENTS" follows
 # CPU 1 of the primary domain goes offline and back, by turns.
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3

@@ -32,7 +32,7 @@ if [ "$boot" -eq 1 ]; then
 fi
 ulimit -l unlimited
 cd /tmp
-bash -c '. /scxkit/lib.sh; watch_hung_tasks' &
+bash -c '. /scxkit/lib.sh; watch_kernel_stalls' &
 # shellcheck disable=SC2046 # the arguments are words
 SCXKIT_BOOT=$boot bash /scxkit/scenario.sh $(cat /scxkit/args)
 rc=$?

@@ -92,8 +92,8 @@ set_cpu_online() {
 
 # dump_state: what a hang leaves to explain it: sched_ext's state, each CPU's hotplug state
 # and target, the stacks of the blocked tasks (SysRq w, printed at full log level) and of
-# what each CPU runs (SysRq l) and, with
-# a scheduler loaded, sched_ext's own dump of every CPU's queues (SysRq D).
+# what each CPU runs (SysRq l), the tasks runnable on each CPU and, with a scheduler loaded,
+# sched_ext's own dump of every CPU's queues (SysRq D).
 dump_state() {
     local d
     echo "---- sched_ext: state $(sched_state), ops '$(sched_ops)'," \
@@ -110,6 +110,7 @@ dump_state() {
     dmesg -n 7 2>/dev/null
     echo w > /proc/sysrq-trigger
     echo l > /proc/sysrq-trigger
+    runnable_tasks
     if ! is_disabled; then
         # sched_ext writes its dump to its trace event only, enabled at boot: enabling it now
         # would wait for the CPU hotplug lock, which a stuck hotplug holds.
@@ -124,6 +125,13 @@ dump_state() {
     echo "---- end of the blocked tasks and sched_ext's dump"
 }
 
+# runnable_tasks: what each CPU runs and has runnable (the kernel's scheduler debug file): a
+# task that waits for a CPU shows nowhere else.
+runnable_tasks() {
+    echo "---- runnable tasks per CPU"
+    grep -E "^cpu#|^ *>?R " /sys/kernel/debug/sched/debug 2>/dev/null | head -n 80
+}
+
 # enable_sched_ext_dump: turns on the trace event that carries sched_ext's dump (SysRq D), if
 # it is not on yet.
 enable_sched_ext_dump() {
@@ -135,14 +143,28 @@ enable_sched_ext_dump() {
 # hang wait out the whole boot's timeout).
 HUNG_TASK_S=45
 
-# watch_hung_tasks: run in the background by /init. On the kernel's first hung-task report,
-# explains the guest's state and ends the boot (the host stops a guest that cannot power off).
-watch_hung_tasks() {
+# kernel_stall_line: the first line of a kernel log (stdin) that says the kernel is stuck:
+# tasks blocked (the hung-task report), or an RCU stall: a CPU, a task or RCU's own kthread
+# that has not run for the stall timeout (21 s). A runnable task that no CPU runs shows as the
+# latter only: with the scheduler's helper waiting for that grace period, sched_ext's own
+# watchdog never fires.
+kernel_stall_line() {
+    grep -m 1 -E "blocked for more than|INFO: rcu_[a-z_]+ (self-detected stall|detected (expedited )?stalls)|rcu_[a-z_]+ kthread starved for"
+}
+
+# watch_kernel_stalls: run in the background by /init. On the kernel's first hung-task or RCU
+# stall report, explains the guest's state and ends the boot (the host stops a guest that
+# cannot power off). Real-time (SCHED_FIFO, where chrt exists), with what it starts: a
+# stalled sched_ext scheduler must not starve it.
+watch_kernel_stalls() {
+    local line
     echo "$HUNG_TASK_S" > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null || return 0
+    chrt -f -p 10 $$ >/dev/null 2>&1
     enable_sched_ext_dump
     while sleep 5; do
-        dmesg | grep -q "blocked for more than" || continue
-        echo "HANG the kernel reports tasks blocked for more than $HUNG_TASK_S s; the guest's state follows"
+        line=$(dmesg | kernel_stall_line)
+        [ -n "$line" ] || continue
+        echo "HANG the kernel reports a stall: $line; the guest's state follows"
         dump_state
         echo "SCXKIT_SCENARIO_EXIT=3"
         poweroff -f

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Host test of kernel_stall_line (vm/guest/lib.sh), on which the guest's stall watcher ends a
+# boot: hung tasks and RCU stalls are stalls, a clean console and a panic are not. The RCU
+# sample is a console of a hotplug run that waited out its whole timeout.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/vm/guest/lib.sh"
+fixtures=$top/tests/fixtures/console
+
+# Sample console, then the text its stall line must hold ("-" for none).
+expected=(
+    hung-task.log       'INFO: task stress-ng:233 blocked for more than 122 seconds.'
+    rcu-stall.log       'rcu: rcu_preempt kthread starved for 162801 jiffies!'
+    rcu-self-stall.log  'rcu: INFO: rcu_preempt self-detected stall on CPU'
+    clean.log           -
+    null-deref.log      -
+)
+
+failed=0
+for ((i = 0; i < ${#expected[@]}; i += 2)); do
+    sample=${expected[i]} want=${expected[i + 1]}
+    got=$(kernel_stall_line < "$fixtures/$sample" || true)
+    if { [ "$want" = - ] && [ -z "$got" ]; } || { [ "$want" != - ] && [[ "$got" == *"$want"* ]]; }; then
+        echo "PASS stall line of $sample: ${got:--}"
+    else
+        echo "FAIL stall line of $sample: '${got}', expected '$want'"
+        failed=1
+    fi
+done
+exit $failed
