@@ -27,7 +27,7 @@ fn max_poll(fallback_after_ms: u64) -> Duration {
 /// message may come without a wakeup (sent from a CPU on its way offline, see
 /// scxkit/hotplug.bpf.h), and would otherwise wait for the next one that has a wakeup.
 fn read_ring(ring: &libbpf_rs::RingBuffer, wait: Duration) -> Result<()> {
-    let mut read = ring.poll_raw(wait);
+    let mut read = ring.poll_raw(whole_ms_up(wait));
     if read == 0 {
         read = ring.consume_raw();
     }
@@ -35,6 +35,13 @@ fn read_ring(ring: &libbpf_rs::RingBuffer, wait: Duration) -> Result<()> {
         return Err(std::io::Error::from_raw_os_error(-read)).context("reading the ring buffer");
     }
     Ok(())
+}
+
+/// `wait` rounded up to whole milliseconds, the poll's unit: rounded down, a wait of less
+/// than 1 ms before the runtime's next duty was a poll that returned at once, over and over
+/// until the duty was due (an idle policy spun about 60 empty turns before each one).
+fn whole_ms_up(wait: Duration) -> Duration {
+    Duration::from_millis(wait.as_micros().div_ceil(1000) as u64)
 }
 
 /// Messages the kernel's ring buffer can hold at most: the inbox never grows past this.
@@ -173,6 +180,15 @@ mod tests {
         assert_eq!(max_poll(500), MAX_POLL);
         assert_eq!(max_poll(100), Duration::from_millis(25));
         assert_eq!(max_poll(10_000), MAX_POLL);
+    }
+
+    #[test]
+    fn a_poll_waits_at_least_as_long_as_asked() {
+        let ms = Duration::from_millis;
+        assert_eq!(whole_ms_up(Duration::ZERO), Duration::ZERO, "a due duty: no wait");
+        assert_eq!(whole_ms_up(Duration::from_micros(300)), ms(1));
+        assert_eq!(whole_ms_up(ms(1)), ms(1));
+        assert_eq!(whole_ms_up(Duration::from_micros(1200)), ms(2));
     }
 
     #[test]
