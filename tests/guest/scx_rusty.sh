@@ -167,11 +167,11 @@ fi
 pinned=$(sum_of "$lines" '.*, pinned \([0-9]*\), .*')
 check "tasks pinned by affinity are queued, not dispatched as pinned ($pinned pinned for $queued queued)" [ "$pinned" -le $((queued / 10)) ]
 WORKERS=$pinned6; stop_workers
-expect_hotplug_restart scx_rusty rusty "$LOG"
+expect_hotplug_rebuild scx_rusty rusty "$LOG"
 if grep -q "  DOM\[03\] 0b01000000" "$LOG"; then
-    pass "the restart after CPU 7 went offline built its domains without it"
+    pass "the rebuild while CPU 7 was offline built its domains without it"
 else
-    fail "the restart uses the new topology" "$(grep 'DOM\[03\]' "$LOG")"
+    fail "the rebuild uses the new topology" "$(grep 'DOM\[03\]' "$LOG")"
 fi
 expect_clean_exit scx_rusty "$LOG"
 applied=$(grep "totals:" "$LOG" | head -n 1 | sed -n 's/.*applied \([0-9]*\)\/\([0-9]*\).*/\1 \2/p')

@@ -111,25 +111,50 @@ dump_state() {
     echo w > /proc/sysrq-trigger
     echo l > /proc/sysrq-trigger
     runnable_tasks
+    # Bounded: reading the trace buffer may wait for what is stuck.
     if ! is_disabled; then
-        # sched_ext writes its dump to its trace event only, enabled at boot: enabling it now
-        # would wait for the CPU hotplug lock, which a stuck hotplug holds.
-        enable_sched_ext_dump
-        # Earlier dumps of this boot (a scheduler's error exit) would crowd this one out.
-        : > /sys/kernel/tracing/trace 2>/dev/null
-        echo D > /proc/sysrq-trigger
-        sleep 1
-        sed -n 's/.*sched_ext_dump: //p' /sys/kernel/tracing/trace 2>/dev/null | head -n 300
+        sched_ext_dump & wait_exit $! 15 || echo "---- sched_ext's dump did not come within 15 s"
     fi
     sleep 1
+    scheduler_log_end
     echo "---- end of the blocked tasks and sched_ext's dump"
 }
 
 # runnable_tasks: what each CPU runs and has runnable (the kernel's scheduler debug file): a
 # task that waits for a CPU shows nowhere else.
 runnable_tasks() {
+    local pid
     echo "---- runnable tasks per CPU"
     grep -E "^cpu#|^ *>?R " /sys/kernel/debug/sched/debug 2>/dev/null | head -n 80
+    for pid in $(sed -n 's/^>R *[^ ]* *\([0-9]*\) .*/\1/p' /sys/kernel/debug/sched/debug 2>/dev/null); do
+        echo "---- running: $pid $(cat /proc/$pid/comm 2>/dev/null), CPUs $(sed -n 's/^Cpus_allowed_list:\t*//p' /proc/$pid/status 2>/dev/null)"
+        grep -E "^(ext\.|policy|prio|nr_switches|nr_voluntary|nr_involuntary)" /proc/$pid/sched 2>/dev/null
+    done
+}
+
+# scheduler_log_end: the end of the newest scheduler log in /tmp, after a moment: the
+# kernel ejects a scheduler on an RCU stall too, and the scheduler then prints the kernel's
+# dump of its queues, taken at the stall (SysRq D, later, finds it gone).
+scheduler_log_end() {
+    local log
+    log=$(ls -t /tmp/*.log 2>/dev/null | head -n 1)
+    [ -n "$log" ] || return 0
+    sleep 2
+    echo "---- the end of $log"
+    tail -n 150 "$log"
+}
+
+# sched_ext_dump: sched_ext's own dump of every CPU's queues (SysRq D). It goes to its trace
+# event only, enabled at boot (enabling it now would wait for the CPU hotplug lock, which a
+# stuck hotplug holds). Only this dump's lines are shown: emptying the trace buffer instead
+# waits for an RCU grace period, which a stall never ends.
+sched_ext_dump() {
+    local t=/sys/kernel/tracing/trace before
+    enable_sched_ext_dump
+    before=$(grep -c "sched_ext_dump: " "$t" 2>/dev/null)
+    echo D > /proc/sysrq-trigger
+    sleep 1
+    grep "sched_ext_dump: " "$t" 2>/dev/null | tail -n "+$((${before:-0} + 1))" | sed 's/.*sched_ext_dump: //' | head -n 300
 }
 
 # enable_sched_ext_dump: turns on the trace event that carries sched_ext's dump (SysRq D), if
@@ -256,19 +281,31 @@ expect_survives() {
 
 enable_seq() { cat /sys/kernel/sched_ext/enable_seq 2>/dev/null; }
 
-# expect_hotplug_restart NAME OPS LOG: taking a CPU offline makes the kernel eject the
-# scheduler with a restart request; the runtime must load it again by itself.
-expect_hotplug_restart() {
-    local name=$1 ops=$2 log=$3 cpu; cpu=$(( $(nproc) - 1 ))
+# expect_hotplug_rebuild NAME OPS LOG: a scheduler built for the CPUs online at load
+# (scx_rusty's domains) follows a CPU going offline, then, once the online CPUs have settled,
+# the runtime loads it again for them; and again once the CPU is back.
+expect_hotplug_rebuild() {
+    local name=$1 ops=$2 log=$3 cpu seq0 rebuilds0 without with ok=1; cpu=$(( $(nproc) - 1 ))
+    seq0=$(enable_seq) rebuilds0=$(count_matches "$log" "restarting: .*settled on")
     set_cpu_online "$cpu" 0
-    if wait_for 60 grep -q "asked for a restart" "$log" && wait_for 60 is_enabled \
-            && [ "$(sched_ops)" = "$ops" ] && kill -0 "$SCHED_PID"; then
-        pass "$name restarts by itself after CPU $cpu goes offline"
-    else
-        fail "$name restarts after hotplug" "state $(sched_state); log: $(tail -n 5 "$log")"
-    fi
+    without=$(cat /sys/devices/system/cpu/online)
+    rebuilt_for "$log" "$without" $((rebuilds0 + 1)) || ok=0
     set_cpu_online "$cpu" 1
-    wait_for 60 is_enabled
+    with=$(cat /sys/devices/system/cpu/online)
+    rebuilt_for "$log" "$with" $((rebuilds0 + 2)) || ok=0
+    if [ "$ok" = 1 ] && [ "$(enable_seq)" = $((seq0 + 2)) ] && [ "$(sched_ops)" = "$ops" ] \
+            && [ "$(count_matches "$log" "asked for a restart")" = 0 ] && kill -0 "$SCHED_PID"; then
+        pass "$name is loaded again for CPUs $without once they settle without CPU $cpu, and for $with once it is back, by itself (enable_seq $seq0 -> $(enable_seq))"
+    else
+        fail "$name is loaded again for the CPUs online" "enable_seq $seq0 -> $(enable_seq), state $(sched_state); log: $(grep -E 'restart|settled|followed' "$log" | tail -n 4)"
+    fi
+}
+
+# rebuilt_for LOG CPUS N: within 30 s, the Nth rebuild of LOG's scheduler is for CPUS, and it
+# is attached again.
+rebuilt_for() {
+    wait_for 30 sh -c "[ \$(grep -c 'restarting: .*settled on' $1) -ge $3 ] && grep 'restarting: .*settled on' $1 | tail -n 1 | grep -q 'settled on $2:'" \
+        && wait_for 30 is_enabled
 }
 
 # expect_hotplug_followed NAME OPS LOG: a CPU going offline and back online leaves the
@@ -289,10 +326,11 @@ expect_hotplug_followed() {
     fi
 }
 
-# hotplug_storm NAME OPS LOG EVENTS RESTARTS: EVENTS CPU on/offline writes in a row under
-# CPU and fork load: CPU n-1 alone, then CPUs 1 to n-1 together, by turns (CPU 0 stays).
-# RESTARTS is "restarts" for a scheduler the kernel ejects on hotplug, else "follows": it
-# must then stay attached throughout (enable_seq unchanged).
+# hotplug_storm NAME OPS LOG EVENTS MODE: EVENTS CPU on/offline writes in a row under CPU
+# and fork load: CPU n-1 alone, then CPUs 1 to n-1 together, by turns (CPU 0 stays). The
+# kernel must never eject the scheduler. MODE "follows": it stays attached throughout
+# (enable_seq unchanged); "rebuilds": the runtime may load it again for the CPUs online
+# where a pause lets them settle (Hotplug::RebuildsWhenSettled).
 hotplug_storm() {
     local name=$1 ops=$2 log=$3 events=$4 mode=$5 last i=0 cpu seq0 start_s load pinned pair
     last=$(( $(nproc) - 1 ))
@@ -309,14 +347,15 @@ hotplug_storm() {
         else
             for cpu in $(seq 1 "$last"); do set_cpu_online "$cpu" $(( i % 2 == 0 ? 0 : 1 )); done
         fi
-        [ "$mode" = restarts ] && ! wait_for 60 is_enabled && break
+        [ "$mode" = rebuilds ] && ! wait_for 60 is_enabled && break
         i=$((i + 1))
     done
     kill "$load" "$pinned" "$pair"; wait "$load" "$pinned" "$pair" 2>/dev/null
     for cpu in $(seq 1 "$last"); do set_cpu_online "$cpu" 1; done
     wait_for 60 is_enabled
     if [ "$i" -eq "$events" ] && kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = "$ops" ] \
-            && { [ "$mode" = restarts ] || [ "$(enable_seq)" = "$seq0" ]; }; then
+            && [ "$(count_matches "$log" "asked for a restart")" = 0 ] \
+            && { [ "$mode" = rebuilds ] || [ "$(enable_seq)" = "$seq0" ]; }; then
         pass "$name: $events hotplug events under load (one CPU, then $last, by turns) in $(( $(cut -d. -f1 /proc/uptime) - start_s )) s, $mode, still loaded (enable_seq $seq0 -> $(enable_seq))"
     else
         fail "$name: $events hotplug events under load" "done $i, state $(sched_state), ops '$(sched_ops)', enable_seq $seq0 -> $(enable_seq); log: $(tail -n 4 "$log")"

@@ -54,10 +54,20 @@ static __always_inline void scxk_set_offline_bit(s32 cpu, u8 bit, bool set)
 		*offline = set ? (*offline | bit) : (*offline & ~bit);
 }
 
+static __always_inline u8 scxk_offline_bits(s32 cpu);
+
+/* How many CPUs are told offline now: work needed only then may be skipped while it is 0. */
+static u32 scxk_nr_told_offline;
+
 static __always_inline void scxk_record_online(s32 cpu, bool online)
 {
 	struct task_struct *hotplug_thread = bpf_get_current_task_btf();
+	bool was_offline = scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD;
 
+	if (online && was_offline)
+		__sync_fetch_and_sub(&scxk_nr_told_offline, 1);
+	else if (!online && !was_offline)
+		__sync_fetch_and_add(&scxk_nr_told_offline, 1);
 	scxk_set_offline_bit(cpu, SCXK_OFFLINE_TOLD | SCXK_LEAVING_SEEN, !online);
 	/* The hotplug thread of this CPU calls this, and goes on with the teardown: see
 	 * scxk_endless_slice_if_leaving. */
@@ -279,23 +289,5 @@ static __always_inline void scxk_kick_stranded(void)
 		bpf_timer_set_callback(&slot->timer, name##_fire);                     \
 		return bpf_timer_start(&slot->timer, (period_ns), 0);                  \
 	}
-
-static __always_inline void scxk_exit_for_hotplug(char *fmt, unsigned long long *data, u32 data__sz)
-{
-	scx_bpf_exit_bstr(SCX_ECODE_ACT_RESTART | SCX_ECODE_RSN_HOTPLUG, fmt, data, data__sz);
-}
-
-/* For a scheduler whose state cannot follow the online CPUs: call from ops.cpu_online() and
- * ops.cpu_offline(). It asks for a restart with the code the kernel itself uses when a
- * scheduler has no such callbacks, but records the CPU's state first, so that the kicks made
- * until the unload (scxk_kick_cpu) spare a dying CPU. */
-static __always_inline void scxk_restart_for_hotplug(s32 cpu, bool online)
-{
-	scxk_record_online(cpu, online);
-	if (online)
-		SCXK_BSTR_CALL(scxk_exit_for_hotplug, "CPU %d came online: restarting", cpu);
-	else
-		SCXK_BSTR_CALL(scxk_exit_for_hotplug, "CPU %d going offline: restarting", cpu);
-}
 
 #endif /* __SCXKIT_HOTPLUG_BPF_H */

@@ -92,6 +92,12 @@ impl ExitInfo {
         Ok(read_record(object)?.has_exited())
     }
 
+    /// Whether the runtime itself detached the scheduler (UNREG: "unregistered from user
+    /// space"), not the kernel or the BPF side.
+    pub fn detached_by_runtime(&self) -> bool {
+        self.kind == 64
+    }
+
     /// Whether the kernel ejected the scheduler because a CPU went on or offline.
     pub fn for_hotplug(&self) -> bool {
         self.exit_code & ECODE_RSN_HOTPLUG != 0
@@ -111,8 +117,27 @@ impl fmt::Display for ExitInfo {
     }
 }
 
-/// The kernel's SCX_ECODE_RSN_HOTPLUG bit of the exit code (include/linux/sched/ext.h).
+/// The kernel's SCX_ECODE_RSN_HOTPLUG and SCX_ECODE_ACT_RESTART bits of the exit code
+/// (include/linux/sched/ext.h).
 const ECODE_RSN_HOTPLUG: i64 = 1 << 32;
+const ECODE_ACT_RESTART: i64 = 1 << 48;
+
+impl ExitInfo {
+    /// The exit of a scheduler the runtime detached to load it again for the CPUs online now
+    /// (`Hotplug::RebuildsWhenSettled`): a restart for hotplug, as the kernel asks for one. An
+    /// error the kernel recorded meanwhile stays an error.
+    pub fn rebuilt_for_hotplug(self, online: &str) -> ExitInfo {
+        if self.is_error() {
+            return self;
+        }
+        ExitInfo {
+            restart: true,
+            exit_code: ECODE_ACT_RESTART | ECODE_RSN_HOTPLUG,
+            msg: format!("the online CPUs settled on {online}: loading again for them"),
+            ..self
+        }
+    }
+}
 
 fn read_record(object: &Object) -> Result<ExitInfo> {
     let map = object

@@ -1,7 +1,9 @@
 //! CPU hotplug, as the runtime sees it: the kernel's hotplug sequence (an attach made with a
-//! stale one is refused), waiting until no CPU is half-way on or offline before an attach, and
-//! noticing the events a scheduler follows by itself (`ops.cpu_online` / `ops.cpu_offline`).
+//! stale one is refused), waiting until no CPU is half-way on or offline before an attach,
+//! noticing the events a scheduler follows by itself (`ops.cpu_online` / `ops.cpu_offline`),
+//! and when one built for other CPUs is due to be loaded again (`Hotplug::RebuildsWhenSettled`).
 
+use crate::spec::{Hotplug, REBUILD_AFTER_QUIET};
 use crate::sysfs_state::{sched_ext_sysfs, SchedExtState};
 use anyhow::{Context, Result};
 use log::{info, warn};
@@ -100,26 +102,60 @@ fn read_between<T>(seq: impl Fn() -> Result<u64>, read: impl Fn() -> Result<T>, 
     }
 }
 
-/// Notices, while a scheduler is attached, that CPUs went on or offline.
+/// What the watch of an attached scheduler noticed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HotplugNews {
+    Nothing,
+    /// CPUs went on or offline (the new sequence number) and the scheduler stayed loaded.
+    Followed(u64),
+    /// A [`Hotplug::RebuildsWhenSettled`] scheduler is due to be loaded again for these
+    /// online CPUs.
+    Rebuild(String),
+}
+
+/// Notices, while a scheduler is attached, that CPUs went on or offline, and when one built
+/// for the CPUs online at load should be built again.
 pub struct HotplugWatch {
+    mode: Hotplug,
     seq: u64,
+    loaded_for: String,
+    last_event: Instant,
 }
 
 impl HotplugWatch {
-    pub fn new(seq: u64) -> HotplugWatch {
-        HotplugWatch { seq }
+    /// `seq` and `loaded_for` (the online CPU list) as read before loading.
+    pub fn new(mode: Hotplug, seq: u64, loaded_for: String) -> HotplugWatch {
+        HotplugWatch { mode, seq, loaded_for, last_event: Instant::now() }
     }
 
-    /// The new sequence number when CPUs went on or offline since the last call while a
-    /// scheduler stayed loaded (one the kernel is ejecting is not said to have followed).
-    pub fn changed(&mut self) -> Option<u64> {
-        let now = read_hotplug_seq().ok()?;
-        if now == self.seq || !matches!(SchedExtState::read(&sched_ext_sysfs()), SchedExtState::Enabled { .. }) {
-            return None;
+    /// What happened since the last check (called every exit check of an attached scheduler).
+    pub fn check(&mut self, now: Instant) -> HotplugNews {
+        let Ok(seq) = read_hotplug_seq() else { return HotplugNews::Nothing };
+        if seq != self.seq {
+            // One the kernel is ejecting is not said to have followed.
+            if !matches!(SchedExtState::read(&sched_ext_sysfs()), SchedExtState::Enabled { .. }) {
+                return HotplugNews::Nothing;
+            }
+            self.seq = seq;
+            self.last_event = now;
+            return HotplugNews::Followed(seq);
         }
-        self.seq = now;
-        Some(now)
+        if self.mode != Hotplug::RebuildsWhenSettled || now.duration_since(self.last_event) < REBUILD_AFTER_QUIET {
+            return HotplugNews::Nothing;
+        }
+        let online = online_cpu_list();
+        if rebuild_due(&self.loaded_for, &online, &cpus_in_transition(Path::new(CPU_SYSFS))) {
+            HotplugNews::Rebuild(online)
+        } else {
+            HotplugNews::Nothing
+        }
     }
+}
+
+/// Whether a scheduler loaded for the CPUs `loaded_for` must be loaded again, the CPUs
+/// `online` being online now and `moving` half-way on or offline: never mid-transition.
+fn rebuild_due(loaded_for: &str, online: &str, moving: &[u32]) -> bool {
+    !online.is_empty() && online != loaded_for && moving.is_empty()
 }
 
 #[cfg(test)]
@@ -202,5 +238,13 @@ mod tests {
         let churn = Churn { seq: 0.into(), failing: u32::MAX.into(), moves_seq: true };
         assert!(read_between(|| Ok(churn.seq.get()), || churn.read(), || ()).is_err());
         assert_eq!(u32::MAX - churn.failing.get(), READ_TRIES_WHILE_HOTPLUG);
+    }
+
+    #[test]
+    fn a_rebuild_waits_for_a_change_that_stays_and_for_no_cpu_in_transition() {
+        assert!(!rebuild_due("0-3", "0-3", &[]), "back where it was loaded: no rebuild");
+        assert!(rebuild_due("0-3", "0-2", &[]));
+        assert!(!rebuild_due("0-3", "0-2", &[3]), "a CPU half-way");
+        assert!(!rebuild_due("0-3", "", &[]), "the online list could not be read");
     }
 }

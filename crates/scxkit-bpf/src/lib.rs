@@ -35,7 +35,7 @@ pub use docs::parse;
 pub use exit_info::ExitInfo;
 pub use jobs::Jobs;
 pub use runner::{info_mode, run, Attempt, Stats};
-pub use spec::SchedulerSpec;
+pub use spec::{Hotplug, SchedulerSpec};
 pub use sysfs_state::{preflight, SchedExtState};
 
 /// Declares a scheduler crate's generated modules, both written by its build.rs

@@ -187,7 +187,7 @@ mod tests {
 
     const SPEC: SchedulerSpec = SchedulerSpec {
         name: "scx_test_monitor",
-        follows_hotplug: true,
+        hotplug: crate::spec::Hotplug::Follows,
         required_kfuncs: &[],
         optional_kfuncs: &[],
         metrics: &[DEFS],

@@ -1,13 +1,14 @@
 //! The life of a scheduler: checks before loading, then one attempt after another (each
 //! reads the topology again and builds the whole scheduler anew), watching each one,
 //! reading and publishing its statistics, running its periodic jobs, detaching on a signal,
-//! explaining the exit, and starting again when the kernel asks (CPU hotplug).
+//! explaining the exit, and starting again when the kernel asks (CPU hotplug) or when one
+//! built for other CPUs is due (`Hotplug::RebuildsWhenSettled`).
 
 use crate::backends;
 use crate::cli::CommonOpts;
 use crate::compat::KernelBtf;
 use crate::exit_info::{dump_map_entries, ExitInfo, EXIT_DUMP_MAP};
-use crate::hotplug::{self, HotplugWatch};
+use crate::hotplug::{self, HotplugNews, HotplugWatch};
 use crate::jobs::{Deadline, Jobs};
 use crate::monitor::{run_monitor, StatsServer};
 use crate::publisher::Publisher;
@@ -83,6 +84,7 @@ pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut
         let info = attempt(&mut current)?;
         let attached = current.attached_for();
         match policy.after(&info, attached, session.shutdown.requested()) {
+            Verdict::Restart if info.detached_by_runtime() => info!("{}: restarting: {info}", spec.name),
             Verdict::Restart => info!("{}: the kernel asked for a restart: {info}", spec.name),
             Verdict::Stopped => {
                 info!("{} exited: {info}", spec.name);
@@ -165,6 +167,8 @@ pub struct Attempt<'s, 'a> {
     session: &'s mut Session<'a>,
     topology: Topology,
     hotplug_seq: u64,
+    /// The online CPU list when the topology was read.
+    loaded_for: String,
     attached_at: Option<Instant>,
     detached_at: Option<Instant>,
 }
@@ -180,7 +184,8 @@ impl<'s, 'a> Attempt<'s, 'a> {
             info!("{TEST_DELAY_ENV}: waiting {ms} ms before loading (hotplug seq {hotplug_seq})");
             std::thread::sleep(Duration::from_millis(ms));
         }
-        Ok(Attempt { session, topology, hotplug_seq, attached_at: None, detached_at: None })
+        let loaded_for = hotplug::online_cpu_list();
+        Ok(Attempt { session, topology, hotplug_seq, loaded_for, attached_at: None, detached_at: None })
     }
 
     /// The machine's topology, read for this attempt.
@@ -235,7 +240,8 @@ impl<'s, 'a> Attempt<'s, 'a> {
         let mut exit_check = Deadline::new(EXIT_CHECK_INTERVAL, start);
         let mut sample = Deadline::new(Duration::from_secs_f64(opts.sample_interval_s()), start);
         let mut log = opts.stats.map(|s| Deadline::new(Duration::from_secs_f64(s), start));
-        let mut hotplug = spec.follows_hotplug.then(|| HotplugWatch::new(self.hotplug_seq));
+        let mut hotplug = HotplugWatch::new(spec.hotplug, self.hotplug_seq, self.loaded_for.clone());
+        let mut rebuild_for = None;
         let mut latest = Snapshot::zero(stats.layout.clone());
         let mut logged = latest.clone();
         let mut result = Ok(());
@@ -245,8 +251,15 @@ impl<'s, 'a> Attempt<'s, 'a> {
                 if ExitInfo::has_exited_now(object)? {
                     break;
                 }
-                if let Some(seq) = hotplug.as_mut().and_then(HotplugWatch::changed) {
-                    info!("{}: CPUs online now: {} (hotplug seq {seq}); followed without a restart", spec.name, hotplug::online_cpu_list());
+                match hotplug.check(now) {
+                    HotplugNews::Nothing => {}
+                    HotplugNews::Followed(seq) => {
+                        info!("{}: CPUs online now: {} (hotplug seq {seq}); followed without a restart", spec.name, hotplug::online_cpu_list())
+                    }
+                    HotplugNews::Rebuild(online) => {
+                        rebuild_for = Some(online);
+                        break;
+                    }
                 }
             }
             if sample.fire(now) {
@@ -277,7 +290,11 @@ impl<'s, 'a> Attempt<'s, 'a> {
             }
         }
         result.context("the scheduler's own loop failed")?;
-        ExitInfo::read(object)
+        let info = ExitInfo::read(object)?;
+        Ok(match rebuild_for {
+            Some(online) => info.rebuilt_for_hotplug(&online),
+            None => info,
+        })
     }
 
     fn publish(&mut self, snapshot: Snapshot) -> Snapshot {

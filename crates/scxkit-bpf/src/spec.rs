@@ -7,9 +7,8 @@ use scxkit::metrics::{MetricDef, Snapshot};
 pub struct SchedulerSpec {
     /// Binary name, e.g. `scx_simple`.
     pub name: &'static str,
-    /// Whether its BPF side implements `ops.cpu_online` and `ops.cpu_offline`, so that a CPU
-    /// going on or offline needs no restart (the kernel ejects a scheduler without them).
-    pub follows_hotplug: bool,
+    /// How it meets a CPU going on or offline.
+    pub hotplug: Hotplug,
     /// Kfuncs it cannot do without; it refuses to start where one is not callable.
     pub required_kfuncs: &'static [&'static str],
     /// Kfuncs its BPF side replaces where they are not callable, each with the fallback.
@@ -20,3 +19,24 @@ pub struct SchedulerSpec {
     /// The log line for `--stats` and `--monitor`, from the previous reading and this one.
     pub log_line: fn(&Snapshot, &Snapshot) -> String,
 }
+
+/// How a scheduler meets a CPU going on or offline. Either way its BPF side implements
+/// `ops.cpu_online` and `ops.cpu_offline`, so the kernel never ejects it for hotplug: that
+/// restart runs the whole unload inside the hotplug, and on 6.19 it once starved the RCU
+/// grace period the unload waits for, with the scheduler half-unloaded for good (a storm of
+/// hotplug events with scx_rusty under load, tests/guest/hotplug.sh).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hotplug {
+    /// Its state follows the online CPUs: no restart, ever.
+    Follows,
+    /// It follows each event for a while, but its state (scx_rusty's domains) is built from
+    /// the CPUs online when it was loaded: once the online CPUs differ from those and none has
+    /// gone on or offline for [`REBUILD_AFTER_QUIET`], the runtime detaches it and loads it
+    /// again, from userspace. A burst of events (a suspend, a storm) that ends where it began
+    /// needs no restart.
+    RebuildsWhenSettled,
+}
+
+/// How long the online CPUs must stay as they are before a [`Hotplug::RebuildsWhenSettled`]
+/// scheduler is loaded again for them.
+pub const REBUILD_AFTER_QUIET: std::time::Duration = std::time::Duration::from_secs(2);

@@ -107,7 +107,7 @@ mod tests {
 
     const SPEC: SchedulerSpec = SchedulerSpec {
         name: "scx_test",
-        follows_hotplug: true,
+        hotplug: crate::spec::Hotplug::Follows,
         required_kfuncs: &["scx_bpf_dsq_insert"],
         optional_kfuncs: &[("scx_bpf_create_dsq", "the global FIFO")],
         metrics: &[],

@@ -60,7 +60,7 @@ static METRIC_SETS: &[&[MetricDef]] = &[stats::METRICS];
 pub fn run<P: Policy>(name: &'static str, opts: &FrameworkOpts, mut make_policy: impl FnMut(&Topology) -> Result<P>) -> Result<()> {
     let spec: &'static SchedulerSpec = Box::leak(Box::new(SchedulerSpec {
         name,
-        follows_hotplug: true,
+        hotplug: scxkit_bpf::Hotplug::Follows,
         required_kfuncs: REQUIRED_KFUNCS,
         optional_kfuncs: OPTIONAL_KFUNCS,
         metrics: METRIC_SETS,

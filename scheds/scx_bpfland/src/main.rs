@@ -19,7 +19,7 @@ use std::time::Duration;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_bpfland",
-    follows_hotplug: true,
+    hotplug: scxkit_bpf::Hotplug::Follows,
     required_kfuncs: &[
         "scx_bpf_select_cpu_and",
         "scx_bpf_dsq_insert",

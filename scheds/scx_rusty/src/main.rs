@@ -25,8 +25,8 @@ use tuner::Tuner;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_rusty",
-    // Its domains come from the online CPUs: a hotplug event rebuilds them (a restart).
-    follows_hotplug: false,
+    // Its domains come from the CPUs online at load: rebuilt once they change for good.
+    hotplug: scxkit_bpf::Hotplug::RebuildsWhenSettled,
     required_kfuncs: &[
         "scx_bpf_select_cpu_and",
         "scx_bpf_dsq_insert",

@@ -14,7 +14,7 @@ use std::mem::MaybeUninit;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_simple",
-    follows_hotplug: true,
+    hotplug: scxkit_bpf::Hotplug::Follows,
     required_kfuncs: &[
         "scx_bpf_select_cpu_dfl",
         "scx_bpf_dsq_insert",

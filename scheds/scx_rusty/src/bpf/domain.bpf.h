@@ -109,4 +109,29 @@ static __always_inline u32 pick_home(u64 allowed, s32 cpu)
 	return __builtin_ctzll(allowed);
 }
 
+/* Each domain's CPUs online now (set in rusty_init, followed in ops.cpu_online and
+ * ops.cpu_offline). A domain with none, until userspace rebuilds the domains, is dead: its
+ * tasks get a home elsewhere (refresh_home) and the others drain its queue (take_work). */
+static u32 dom_live_cpus[RUSTY_MAX_DOMS];
+
+static __always_inline bool dom_dead(u32 dom)
+{
+	return dom_live_cpus[dom & (RUSTY_MAX_DOMS - 1)] == 0;
+}
+
+/* A home with a CPU online for a task allowed in `allowed`: the domain of `cpu` if it is
+ * one, else the lowest such domain; `fallback` if none is. */
+static __always_inline u32 live_home(u64 allowed, s32 cpu, u32 fallback)
+{
+	u32 dom = cpu_dom(cpu);
+
+	if (dom_in(allowed, dom) && !dom_dead(dom))
+		return dom;
+	bpf_for(dom, 0, nr_doms) {
+		if (dom_in(allowed, dom) && !dom_dead(dom))
+			return dom;
+	}
+	return fallback;
+}
+
 #endif /* __RUSTY_DOMAIN_BPF_H */

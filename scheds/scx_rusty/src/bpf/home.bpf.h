@@ -62,6 +62,14 @@ static __always_inline void refresh_home(struct task_struct *p, struct task_ctx 
 		set_home(p, tctx, pick_home(tctx->dom_mask, scx_bpf_task_cpu(p)), now);
 		scxk_count(&stats, RUSTY_STAT_REHOME_AFFINITY);
 	}
+	/* Its domain's CPUs all went offline: left there, it would wait for the others to drain
+	 * the queue each time it wakes. */
+	if (scxk_nr_told_offline && dom_dead(tctx->dom)) {
+		u32 dom = live_home(tctx->dom_mask, scx_bpf_task_cpu(p), tctx->dom);
+
+		if (dom != tctx->dom)
+			set_home(p, tctx, dom, now);
+	}
 }
 
 #endif /* __RUSTY_HOME_BPF_H */

@@ -222,11 +222,17 @@ static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
 }
 
 /* Fills `cpu`'s local queue: its own domain, then greedy stealing, then a domain its own
- * CPUs do not serve. */
+ * CPUs do not serve; while a CPU is offline, such a domain comes first: with all its CPUs
+ * gone (until the rebuild) nothing else serves it, and a CPU of a domain full of hogs never
+ * got to it (the RCU kthread waited there 21 s, an RCU stall, 6.19, every CPU but 0 off). */
 static __always_inline bool take_work(s32 cpu)
 {
 	u32 dom = cpu_dom(cpu);
 
+	if (scxk_nr_told_offline && take_unserved(dom)) {
+		scxk_count(&stats, RUSTY_STAT_TAKE_UNSERVED);
+		return true;
+	}
 	if (take_long_waiting(cpu, dom)) {
 		scxk_count(&stats, RUSTY_STAT_TAKE_LONG_WAIT);
 		return true;
