@@ -358,7 +358,7 @@ hotplug_storm() {
             && { [ "$mode" = rebuilds ] || [ "$(enable_seq)" = "$seq0" ]; }; then
         pass "$name: $events hotplug events under load (one CPU, then $last, by turns) in $(( $(cut -d. -f1 /proc/uptime) - start_s )) s, $mode, still loaded (enable_seq $seq0 -> $(enable_seq))"
     else
-        fail "$name: $events hotplug events under load" "done $i, state $(sched_state), ops '$(sched_ops)', enable_seq $seq0 -> $(enable_seq); log: $(tail -n 4 "$log")"
+        fail "$name: $events hotplug events under load" "done $i, state $(sched_state), ops '$(sched_ops)', enable_seq $seq0 -> $(enable_seq); log: $(grep -m 2 -E '^Error|ejected|failed to run' "$log") ... $(tail -n 2 "$log")"
     fi
 }
 

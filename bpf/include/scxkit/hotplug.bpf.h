@@ -223,8 +223,12 @@ static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
 		scx_bpf_kick_cpu(cpu, flags);
 }
 
-/* Wakes every idle CPU that is not offline, so that it looks for work (an idle CPU calls
- * ops.dispatch() only when woken). */
+/* Wakes every idle CPU not told offline, so that it looks for work (an idle CPU calls
+ * ops.dispatch() only when woken). Also those only guessed to be leaving: the guess
+ * (scxk_dispatching_cpu_leaving) is wrong whenever other work set a balance callback, and a
+ * CPU that idled on a wrong guess was never woken again; a task only it could run waited in
+ * a shared queue until an RCU stall (scx_rustland, 6.19, 3 hotplug storms in 10). Woken, it
+ * guesses again. */
 static __always_inline void scxk_kick_idle_cpus(void)
 {
 	s32 cpu;
@@ -232,7 +236,7 @@ static __always_inline void scxk_kick_idle_cpus(void)
 	if (!scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
 		return;
 	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
-		if (!scxk_cpu_offline(cpu))
+		if (!(scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD))
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	}
 }

@@ -121,7 +121,8 @@ static void nudge_user(void)
 	scxk_count(&stats, USCHED_STAT_NUDGE);
 }
 
-/* An idle CPU p may use, claimed, or -1. */
+/* An idle CPU p may use, claimed, or -1. One claimed but offline, or guessed to be leaving,
+ * is woken to look at the shared queue where p then goes: it no longer counts as idle. */
 static s32 claim_idle_cpu(struct task_struct *p)
 {
 	s32 cpu;
@@ -129,7 +130,11 @@ static s32 claim_idle_cpu(struct task_struct *p)
 	if (!scx_bpf_pick_idle_cpu_usable())
 		return -1;
 	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-	return cpu >= 0 && scxk_cpu_offline(cpu) ? -1 : cpu;
+	if (cpu < 0 || !scxk_cpu_offline(cpu))
+		return cpu;
+	if (!(scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD))
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
+	return -1;
 }
 
 static void apply_decision(const struct usched_decision *d)

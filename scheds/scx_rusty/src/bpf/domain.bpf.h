@@ -109,27 +109,30 @@ static __always_inline u32 pick_home(u64 allowed, s32 cpu)
 	return __builtin_ctzll(allowed);
 }
 
-/* Each domain's CPUs online now (set in rusty_init, followed in ops.cpu_online and
- * ops.cpu_offline). A domain with none, until userspace rebuilds the domains, is dead: its
- * tasks get a home elsewhere (refresh_home) and the others drain its queue (take_work). */
-static u32 dom_live_cpus[RUSTY_MAX_DOMS];
-
-static __always_inline bool dom_dead(u32 dom)
+/* Whether p may run on a CPU of domain `dom` that is online (as ops.cpu_offline told). */
+static __always_inline bool dom_serves(u32 dom, const struct task_struct *p)
 {
-	return dom_live_cpus[dom & (RUSTY_MAX_DOMS - 1)] == 0;
+	u32 cpu;
+
+	bpf_for(cpu, 0, nr_cpus) {
+		if (cpu_dom(cpu) == dom && !scxk_cpu_offline(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			return true;
+	}
+	return false;
 }
 
-/* A home with a CPU online for a task allowed in `allowed`: the domain of `cpu` if it is
- * one, else the lowest such domain; `fallback` if none is. */
-static __always_inline u32 live_home(u64 allowed, s32 cpu, u32 fallback)
+/* A home in `allowed` with an online CPU that p may use: the domain of p's CPU if it is one,
+ * else the first; `fallback` if there is none. */
+static __always_inline u32 serving_home(const struct task_struct *p, u64 allowed, u32 fallback)
 {
-	u32 dom = cpu_dom(cpu);
+	s32 own = scx_bpf_task_cpu(p);
+	u32 cpu;
 
-	if (dom_in(allowed, dom) && !dom_dead(dom))
-		return dom;
-	bpf_for(dom, 0, nr_doms) {
-		if (dom_in(allowed, dom) && !dom_dead(dom))
-			return dom;
+	if (dom_in(allowed, cpu_dom(own)) && dom_serves(cpu_dom(own), p))
+		return cpu_dom(own);
+	bpf_for(cpu, 0, nr_cpus) {
+		if (dom_in(allowed, cpu_dom(cpu)) && !scxk_cpu_offline(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+			return cpu_dom(cpu);
 	}
 	return fallback;
 }

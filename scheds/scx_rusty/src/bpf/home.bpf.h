@@ -62,10 +62,11 @@ static __always_inline void refresh_home(struct task_struct *p, struct task_ctx 
 		set_home(p, tctx, pick_home(tctx->dom_mask, scx_bpf_task_cpu(p)), now);
 		scxk_count(&stats, RUSTY_STAT_REHOME_AFFINITY);
 	}
-	/* Its domain's CPUs all went offline: left there, it would wait for the others to drain
-	 * the queue each time it wakes. */
-	if (scxk_nr_told_offline && dom_dead(tctx->dom)) {
-		u32 dom = live_home(tctx->dom_mask, scx_bpf_task_cpu(p), tctx->dom);
+	/* The CPUs of its domain that it may use went offline: left there, it would wait for
+	 * another domain's CPU to take it each time it wakes (a task allowed on CPUs 1 and 3,
+	 * homed with CPUs 2-3, waited 43 s with CPU 3 offline until the watchdog). */
+	if (scxk_nr_told_offline && !dom_serves(tctx->dom, p)) {
+		u32 dom = serving_home(p, tctx->dom_mask, tctx->dom);
 
 		if (dom != tctx->dom)
 			set_home(p, tctx, dom, now);

@@ -264,33 +264,18 @@ static __always_inline s32 build_dom_mask(struct dom_mask_slot *slot, u32 dom)
 }
 
 /* The domains are those of the CPUs online at load, and they stay through hotplug events:
- * a domain whose CPUs are all offline has its queue served by the others (dom_unserved), and
- * a CPU that no domain holds serves domain 0. Once the online CPUs settle on another set,
+ * a task whose domain has no online CPU it may use gets a home elsewhere (refresh_home), what
+ * waits in such a domain's queue is taken by other CPUs (take_work), and a CPU that no domain
+ * holds serves domain 0. Once the online CPUs settle on another set,
  * userspace loads the scheduler again for them (Hotplug::RebuildsWhenSettled). No exit for
  * a restart here: the kernel would then unload the scheduler inside the hotplug. */
-static __always_inline void count_live_cpu(s32 cpu, bool online)
-{
-	u32 dom = cpu_dom(cpu);
-
-	if (!dom_has_cpu(dom, cpu))
-		return;
-	if (online)
-		__sync_fetch_and_add(&dom_live_cpus[dom & (RUSTY_MAX_DOMS - 1)], 1);
-	else
-		__sync_fetch_and_sub(&dom_live_cpus[dom & (RUSTY_MAX_DOMS - 1)], 1);
-}
-
 void BPF_STRUCT_OPS(rusty_cpu_online, s32 cpu)
 {
-	if (scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD)
-		count_live_cpu(cpu, true);
 	scxk_record_online(cpu, true);
 }
 
 void BPF_STRUCT_OPS(rusty_cpu_offline, s32 cpu)
 {
-	if (!(scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD))
-		count_live_cpu(cpu, false);
 	scxk_record_online(cpu, false);
 	if (scx_bpf_create_dsq_usable())
 		scxk_rescue_from_offline(cpu_dom(cpu), cpu);
@@ -298,7 +283,7 @@ void BPF_STRUCT_OPS(rusty_cpu_offline, s32 cpu)
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(rusty_init)
 {
-	u32 dom, cpu;
+	u32 dom;
 	s32 err;
 
 	bpf_for(dom, 0, nr_doms) {
@@ -311,10 +296,6 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(rusty_init)
 		err = build_dom_mask(slot, idx);
 		if (err)
 			return err;
-	}
-	bpf_for(cpu, 0, nr_cpus) {
-		if (dom_has_cpu(cpu_dom(cpu), cpu))
-			dom_live_cpus[cpu_dom(cpu) & (RUSTY_MAX_DOMS - 1)]++;
 	}
 	if (!scx_bpf_create_dsq_usable())
 		return 0;

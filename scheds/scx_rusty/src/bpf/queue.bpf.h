@@ -221,16 +221,33 @@ static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
 	return false;
 }
 
+/* Takes a task that waited RUSTY_MAX_WAIT_MS in another domain's queue (take_long_waiting). */
+static __always_inline bool take_stranded(s32 cpu, u32 own_dom)
+{
+	u32 dom;
+
+	bpf_for(dom, 0, nr_doms) {
+		if (dom != own_dom && take_long_waiting(cpu, dom))
+			return true;
+	}
+	return false;
+}
+
 /* Fills `cpu`'s local queue: its own domain, then greedy stealing, then a domain its own
- * CPUs do not serve; while a CPU is offline, such a domain comes first: with all its CPUs
- * gone (until the rebuild) nothing else serves it, and a CPU of a domain full of hogs never
- * got to it (the RCU kthread waited there 21 s, an RCU stall, 6.19, every CPU but 0 off). */
+ * CPUs do not serve. While a CPU is offline, what waits where its own domain's CPUs cannot
+ * run it comes first: a domain with all its CPUs gone (until the rebuild; a CPU of a domain
+ * full of hogs never got to it, and the RCU kthread waited there 21 s, an RCU stall, 6.19,
+ * every CPU but 0 off), and a task that may not run on the CPUs its domain has left. */
 static __always_inline bool take_work(s32 cpu)
 {
 	u32 dom = cpu_dom(cpu);
 
 	if (scxk_nr_told_offline && take_unserved(dom)) {
 		scxk_count(&stats, RUSTY_STAT_TAKE_UNSERVED);
+		return true;
+	}
+	if (scxk_nr_told_offline && take_stranded(cpu, dom)) {
+		scxk_count(&stats, RUSTY_STAT_TAKE_LONG_WAIT);
 		return true;
 	}
 	if (take_long_waiting(cpu, dom)) {
