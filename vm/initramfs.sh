@@ -9,8 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 die() { echo "vm/initramfs: $*" >&2; exit 1; }
 
-# Workloads and tools every scenario may use; absent ones are simply left out.
-STANDARD_TOOLS=(stress-ng cyclictest hackbench chrt)
+# Workloads every scenario may use; absent ones are simply left out.
+STANDARD_TOOLS=(stress-ng cyclictest hackbench)
 
 copy_with_libs() {
     local bin=$1 dest=$2 lib

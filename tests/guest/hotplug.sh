@@ -59,16 +59,6 @@ primary_gone() {
     expect_clean_exit scx_bpfland "$log"
 }
 
-# The stall watcher (lib.sh) must run while a scheduler starves every task it holds.
-watcher=""
-for proc in /proc/[0-9]*; do
-    grep -q watch_kernel_stalls "$proc/cmdline" 2>/dev/null && { watcher=${proc#/proc/}; break; }
-done
-if [ -n "$watcher" ] && [ "$(stat_field "$watcher" 41)" = 1 ]; then
-    pass "the kernel stall watcher runs real-time (SCHED_FIFO, pid $watcher)"
-else
-    fail "the kernel stall watcher runs real-time" "pid '${watcher}', policy $(stat_field "${watcher:-0}" 41)"
-fi
 storm scx_simple simple "$EVENTS" follows
 # CPU 1 of the primary domain goes offline and back, by turns.
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
