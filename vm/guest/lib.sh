@@ -293,12 +293,19 @@ expect_hotplug_rebuild() {
     set_cpu_online "$cpu" 1
     with=$(cat /sys/devices/system/cpu/online)
     rebuilt_for "$log" "$with" $((rebuilds0 + 2)) || ok=0
-    if [ "$ok" = 1 ] && [ "$(enable_seq)" = $((seq0 + 2)) ] && [ "$(sched_ops)" = "$ops" ] \
-            && [ "$(count_matches "$log" "asked for a restart")" = 0 ] && kill -0 "$SCHED_PID"; then
+    if [ "$ok" = 1 ] && [ "$(enable_seq)" -ge $((seq0 + 2)) ] && [ "$(sched_ops)" = "$ops" ] \
+            && [ "$(kernel_restarts "$log")" = 0 ] && kill -0 "$SCHED_PID"; then
         pass "$name is loaded again for CPUs $without once they settle without CPU $cpu, and for $with once it is back, by itself (enable_seq $seq0 -> $(enable_seq))"
     else
         fail "$name is loaded again for the CPUs online" "enable_seq $seq0 -> $(enable_seq), state $(sched_state); log: $(grep -E 'restart|settled|followed' "$log" | tail -n 4)"
     fi
+}
+
+# kernel_restarts LOG: how many times the kernel asked LOG's scheduler for a restart, other
+# than by refusing an attach made while a CPU went on or offline (a rebuild's reload may take
+# a while under load, and a storm goes on meanwhile).
+kernel_restarts() {
+    grep "asked for a restart" "$1" 2>/dev/null | grep -vc "hotplug seq .* did not match" || true
 }
 
 # rebuilt_for LOG CPUS N: within 30 s, the Nth rebuild of LOG's scheduler is for CPUS, and it
@@ -354,7 +361,7 @@ hotplug_storm() {
     for cpu in $(seq 1 "$last"); do set_cpu_online "$cpu" 1; done
     wait_for 60 is_enabled
     if [ "$i" -eq "$events" ] && kill -0 "$SCHED_PID" && is_enabled && [ "$(sched_ops)" = "$ops" ] \
-            && [ "$(count_matches "$log" "asked for a restart")" = 0 ] \
+            && [ "$(kernel_restarts "$log")" = 0 ] \
             && { [ "$mode" = rebuilds ] || [ "$(enable_seq)" = "$seq0" ]; }; then
         pass "$name: $events hotplug events under load (one CPU, then $last, by turns) in $(( $(cut -d. -f1 /proc/uptime) - start_s )) s, $mode, still loaded (enable_seq $seq0 -> $(enable_seq))"
     else

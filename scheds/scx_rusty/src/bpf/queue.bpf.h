@@ -221,6 +221,33 @@ static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
 	return false;
 }
 
+/* Whether no CPU of domain `dom` is online. */
+static __always_inline bool dom_dead(u32 dom)
+{
+	u32 cpu;
+
+	bpf_for(cpu, 0, nr_cpus) {
+		if (cpu_dom(cpu) == dom && !scxk_cpu_offline(cpu))
+			return false;
+	}
+	return true;
+}
+
+/* Takes a task from another domain with tasks queued and no CPU online. */
+static __always_inline bool take_dead(u32 thief_dom)
+{
+	u32 dom;
+
+	if (!scx_bpf_dsq_nr_queued_usable())
+		return false;
+	bpf_for(dom, 0, nr_doms) {
+		if (dom != thief_dom && scx_bpf_dsq_nr_queued(dom) > 0 && dom_dead(dom) &&
+		    scx_bpf_dsq_move_to_local(dom))
+			return true;
+	}
+	return false;
+}
+
 /* Takes a task that waited RUSTY_MAX_WAIT_MS in another domain's queue (take_long_waiting). */
 static __always_inline bool take_stranded(s32 cpu, u32 own_dom)
 {
@@ -234,23 +261,26 @@ static __always_inline bool take_stranded(s32 cpu, u32 own_dom)
 }
 
 /* Fills `cpu`'s local queue: its own domain, then greedy stealing, then a domain its own
- * CPUs do not serve. While a CPU is offline, what waits where its own domain's CPUs cannot
- * run it comes first: a domain with all its CPUs gone (until the rebuild; a CPU of a domain
- * full of hogs never got to it, and the RCU kthread waited there 21 s, an RCU stall, 6.19,
- * every CPU but 0 off), and a task that may not run on the CPUs its domain has left. */
+ * CPUs do not serve. While a CPU is told offline, what no CPU of its own domain can run comes
+ * before the own domain: the queue of a domain with no CPU online (until the rebuild; a CPU of
+ * a domain full of hogs never got to it, and the RCU kthread waited there 21 s, an RCU stall,
+ * 6.19, every CPU but 0 off), and a task queued 1 s in another domain, which may be allowed
+ * only on CPUs that left it. Only those: taking from every domain a leaving CPU left
+ * unserved first, each CPU served the others and not its own, whose tasks (the RCU kthread)
+ * then waited 20 s (a review, 4 domains, every CPU but 0 off). */
 static __always_inline bool take_work(s32 cpu)
 {
 	u32 dom = cpu_dom(cpu);
 
-	if (scxk_nr_told_offline && take_unserved(dom)) {
+	if (take_long_waiting(cpu, dom)) {
+		scxk_count(&stats, RUSTY_STAT_TAKE_LONG_WAIT);
+		return true;
+	}
+	if (scxk_nr_told_offline && take_dead(dom)) {
 		scxk_count(&stats, RUSTY_STAT_TAKE_UNSERVED);
 		return true;
 	}
 	if (scxk_nr_told_offline && take_stranded(cpu, dom)) {
-		scxk_count(&stats, RUSTY_STAT_TAKE_LONG_WAIT);
-		return true;
-	}
-	if (take_long_waiting(cpu, dom)) {
 		scxk_count(&stats, RUSTY_STAT_TAKE_LONG_WAIT);
 		return true;
 	}
