@@ -183,9 +183,27 @@ static __always_inline bool any_dom_unserved(void)
 	return false;
 }
 
-/* Every half RUSTY_UNSERVED_MS, while a domain's queue is not served, idle CPUs are woken
- * to take its work (take_unserved). */
-SCXK_IDLE_WAKER(unserved_waker, RUSTY_UNSERVED_MS * NSEC_PER_MSEC / 2, any_dom_unserved)
+/* Wakes each idle CPU whose domain has tasks queued (a kick does nothing to a busy one); then
+ * whether some domain is unserved, for which every idle CPU is woken. A CPU that came online,
+ * or idled on a wrong guess that it was leaving (scxk_dispatching_cpu_leaving), slept with a
+ * task that only it could run in its domain's queue: 21 s, until an RCU stall (a review, 7.3,
+ * 8 CPUs, a hotplug storm). */
+static __always_inline bool wake_queued_doms(void)
+{
+	u32 cpu;
+
+	if (scx_bpf_dsq_nr_queued_usable() && scx_bpf_kick_cpu_usable() && !scxk_this_cpu_leaving()) {
+		bpf_for(cpu, 0, nr_cpus) {
+			if (!(scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD) && scx_bpf_dsq_nr_queued(cpu_dom(cpu)) > 0)
+				scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		}
+	}
+	return any_dom_unserved();
+}
+
+/* Every half RUSTY_UNSERVED_MS: idle CPUs with work queued in their domain are woken, and
+ * while a domain's queue is not served, every idle CPU, to take its work (take_unserved). */
+SCXK_IDLE_WAKER(unserved_waker, RUSTY_UNSERVED_MS * NSEC_PER_MSEC / 2, wake_queued_doms)
 
 #define RUSTY_MAX_WAIT_MS 1000
 
