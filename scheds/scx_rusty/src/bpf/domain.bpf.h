@@ -109,12 +109,6 @@ static __always_inline u32 pick_home(u64 allowed, s32 cpu)
 	return __builtin_ctzll(allowed);
 }
 
-/* Whether domain `dom`'s queue holds tasks (false where the kernel cannot count them). */
-static __always_inline bool dom_has_queued(u32 dom)
-{
-	return scx_bpf_create_dsq_usable() && scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(dom) > 0;
-}
-
 /* Whether p may run on a CPU of domain `dom` that is online (as ops.cpu_offline told). */
 static __always_inline bool dom_serves(u32 dom, const struct task_struct *p)
 {

@@ -102,6 +102,15 @@ static __always_inline bool dom_losing_cpu(u32 dom)
 	return false;
 }
 
+/* Whether domain `dom`'s queue has held tasks for RUSTY_UNSERVED_MS that none of its own
+ * CPUs took. */
+static __always_inline bool dom_waited_unserved(u32 dom, u64 now)
+{
+	u64 since = *dom_waiting_since(dom);
+
+	return since && now - since > RUSTY_UNSERVED_MS * NSEC_PER_MSEC;
+}
+
 /* Whether domain `dom`'s queue has waited RUSTY_UNSERVED_MS for its own CPUs while one of
  * them is leaving. A CPU on its way offline takes no work (7.x: it would push it away, see
  * rusty_dispatch) while the hotplug waits for an RCU grace period, which may need a task
@@ -110,9 +119,7 @@ static __always_inline bool dom_losing_cpu(u32 dom)
  * long their slices. */
 static __always_inline bool dom_unserved(u32 dom, u64 now)
 {
-	u64 since = *dom_waiting_since(dom);
-
-	return since && now - since > RUSTY_UNSERVED_MS * NSEC_PER_MSEC && dom_losing_cpu(dom);
+	return dom_waited_unserved(dom, now) && dom_losing_cpu(dom);
 }
 
 /* Queues p on its home domain's queue. */
