@@ -228,8 +228,7 @@ static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
  * (scxk_dispatching_cpu_leaving) is wrong whenever other work set a balance callback, and a
  * CPU that idled on a wrong guess was never woken again; a task only it could run waited in
  * a shared queue until an RCU stall (scx_rustland, 6.19, twice in about 10 runs of the hotplug
- * scenario). Woken, it
- * guesses again. */
+ * scenario). Woken, it guesses again. */
 static __always_inline void scxk_kick_idle_cpus(void)
 {
 	s32 cpu;
