@@ -54,7 +54,19 @@ static __always_inline void scxk_set_offline_bit(s32 cpu, u8 bit, bool set)
 		*offline = set ? (*offline | bit) : (*offline & ~bit);
 }
 
-static __always_inline u8 scxk_offline_bits(s32 cpu);
+static __always_inline u8 scxk_offline_bits(s32 cpu)
+{
+	u32 key = cpu;
+	u8 *offline = bpf_map_lookup_elem(&scxk_offline_cpus, &key);
+
+	return offline ? *offline : 0;
+}
+
+/* Whether ops.cpu_offline told that `cpu` is offline (not the leaving guess). */
+static __always_inline bool scxk_cpu_told_offline(s32 cpu)
+{
+	return scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD;
+}
 
 /* How many CPUs are told offline now: work needed only then may be skipped while it is 0. */
 static u32 scxk_nr_told_offline;
@@ -62,7 +74,7 @@ static u32 scxk_nr_told_offline;
 static __always_inline void scxk_record_online(s32 cpu, bool online)
 {
 	struct task_struct *hotplug_thread = bpf_get_current_task_btf();
-	bool was_offline = scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD;
+	bool was_offline = scxk_cpu_told_offline(cpu);
 
 	if (online && was_offline)
 		__sync_fetch_and_sub(&scxk_nr_told_offline, 1);
@@ -75,14 +87,6 @@ static __always_inline void scxk_record_online(s32 cpu, bool online)
 		scxk_set_slice(hotplug_thread, SCX_SLICE_INF);
 	else if (hotplug_thread->scx.slice == SCX_SLICE_INF)
 		scxk_set_slice(hotplug_thread, SCX_SLICE_DFL);
-}
-
-static __always_inline u8 scxk_offline_bits(s32 cpu)
-{
-	u32 key = cpu;
-	u8 *offline = bpf_map_lookup_elem(&scxk_offline_cpus, &key);
-
-	return offline ? *offline : 0;
 }
 
 /* Whether no work should be placed on `cpu`: told offline, or seen leaving. */
@@ -191,7 +195,7 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
  * never woken again for its ring buffer, and an unload that never ended. */
 static __always_inline bool scxk_this_cpu_leaving(void)
 {
-	return scxk_offline_bits(bpf_get_smp_processor_id()) & SCXK_OFFLINE_TOLD;
+	return scxk_cpu_told_offline(bpf_get_smp_processor_id());
 }
 
 /* Gives p a slice that does not run out while this CPU is told offline, and takes it back
@@ -236,7 +240,7 @@ static __always_inline void scxk_kick_idle_cpus(void)
 	if (!scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
 		return;
 	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
-		if (!(scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD))
+		if (!scxk_cpu_told_offline(cpu))
 			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	}
 }

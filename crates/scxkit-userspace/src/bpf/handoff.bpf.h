@@ -29,8 +29,9 @@ static __always_inline bool messages_unread(void)
  * it would preempt someone (no CPU is idle) and the wakeup comes from a task that runs here
  * under this scheduler, not from an interrupt (a timer, a device): a pipe's writer often
  * sleeps next. The waker keeps at most USCHED_DEFER_MAX_US of its slice, which bounds the
- * wait (the kernel ends a slice at a tick: 4 ms at 250 Hz). Waking the policy at once, on one CPU, preempted the waker for every wakeup; the
- * waker then made a round trip of its own: hackbench over pipes took 6x EEVDF's time. */
+ * wait (the kernel ends a slice at a tick: 4 ms at 250 Hz). Waking the policy at once, on
+ * one CPU, preempted the waker for every wakeup; the waker then made a round trip of its
+ * own: hackbench over pipes took 6x EEVDF's time. */
 static bool policy_wakeup_may_wait(struct task_struct *p, const struct task_ctx *tctx)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
@@ -135,7 +136,7 @@ static s32 claim_idle_cpu(struct task_struct *p)
 	cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
 	if (cpu < 0 || !scxk_cpu_offline(cpu))
 		return cpu;
-	if (!(scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD))
+	if (!scxk_cpu_told_offline(cpu))
 		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
 	return -1;
 }

@@ -109,13 +109,19 @@ static __always_inline u32 pick_home(u64 allowed, s32 cpu)
 	return __builtin_ctzll(allowed);
 }
 
+/* Whether `cpu` is online and p may run there. */
+static __always_inline bool cpu_usable(const struct task_struct *p, u32 cpu)
+{
+	return !scxk_cpu_offline(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
 /* Whether p may run on a CPU of domain `dom` that is online (as ops.cpu_offline told). */
 static __always_inline bool dom_serves(u32 dom, const struct task_struct *p)
 {
 	u32 cpu;
 
 	bpf_for(cpu, 0, nr_cpus) {
-		if (cpu_dom(cpu) == dom && !scxk_cpu_offline(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		if (cpu_dom(cpu) == dom && cpu_usable(p, cpu))
 			return true;
 	}
 	return false;
@@ -131,7 +137,7 @@ static __always_inline u32 serving_home(const struct task_struct *p, u64 allowed
 	if (dom_in(allowed, cpu_dom(own)) && dom_serves(cpu_dom(own), p))
 		return cpu_dom(own);
 	bpf_for(cpu, 0, nr_cpus) {
-		if (dom_in(allowed, cpu_dom(cpu)) && !scxk_cpu_offline(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		if (dom_in(allowed, cpu_dom(cpu)) && cpu_usable(p, cpu))
 			return cpu_dom(cpu);
 	}
 	return fallback;

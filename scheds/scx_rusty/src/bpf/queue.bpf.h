@@ -201,7 +201,7 @@ static __always_inline bool wake_queued_doms(void)
 
 	if (scx_bpf_dsq_nr_queued_usable() && scx_bpf_kick_cpu_usable() && !scxk_this_cpu_leaving()) {
 		bpf_for(cpu, 0, nr_cpus) {
-			if (!(scxk_offline_bits(cpu) & SCXK_OFFLINE_TOLD) && scx_bpf_dsq_nr_queued(cpu_dom(cpu)) > 0)
+			if (!scxk_cpu_told_offline(cpu) && scx_bpf_dsq_nr_queued(cpu_dom(cpu)) > 0)
 				scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		}
 	}
