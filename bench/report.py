@@ -29,8 +29,10 @@ DESKTOP_FIGURES = [("frames_fps", False), ("frames_dropped_pct", True), ("frame_
                    ("uname_p50_ms", True), ("uname_p99_ms", True), ("ps_p50_ms", True),
                    ("ps_p99_ms", True), ("build_jobs_per_s", False)]
 FIGURES["desktop"] = [(f"{name}_x{level}", lower) for level in DESKTOP_LEVELS for name, lower in DESKTOP_FIGURES]
+FIGURES["build"] = [("build_files_per_s", False), ("uname_p50_ms", True), ("uname_p99_ms", True),
+                    ("ps_p50_ms", True), ("ps_p99_ms", True)]
 MODE_KIND = {"throughput": "throughput", "throughput1": "throughput", "latency1": "latency", "latency": "latency",
-             "desktop1": "desktop", "desktop": "desktop"}
+             "desktop1": "desktop", "desktop": "desktop", "build": "build"}
 MODE_TITLE = {
     "throughput": "throughput, reproducible (icount)",
     "throughput1": "throughput on one vCPU, reproducible (icount)",
@@ -38,6 +40,7 @@ MODE_TITLE = {
     "latency": "latency on several vCPUs, real-time TCG",
     "desktop1": "desktop under a build on one vCPU, reproducible (icount); _xN: N times the background",
     "desktop": "desktop under a build on several vCPUs, real-time TCG; _xN: N times the background",
+    "build": "a real make -j beside CPU hogs, Debian guest, reproducible (icount); uname, ps axuw timed",
 }
 # A ratio to EEVDF this much worse than the previous run's of the same settings is flagged.
 REGRESSION_FACTOR = 1.10
@@ -97,6 +100,8 @@ def parse_log(text):
             f["cyclic_p50_us"] = histogram_quantile(hist, overflows, max_us, 0.50)
             f["cyclic_p99_us"] = histogram_quantile(hist, overflows, max_us, 0.99)
         command_quantiles(f, "shell", kinds.get("shell_us", []), (50, 90, 99))
+        for command in ("uname", "ps"):
+            command_quantiles(f, command, kinds.get(f"{command}_us", []), (50, 99))
         for level in DESKTOP_LEVELS:
             for command in ("uname", "ps"):
                 runs = kinds.get(f"{command}_us_x{level}", [])
@@ -109,7 +114,7 @@ def parse_log(text):
         if runs:
             f["hackbench_pipe_s"] = statistics.median(runs)
         for name in ("cpu_bogo_per_s", "matrix_bogo_per_s", "forkexec_per_s", "wakeup_p50_us",
-                     "wakeup_p99_us", "wakeup_p999_us", "requests_per_s"):
+                     "wakeup_p99_us", "wakeup_p999_us", "requests_per_s", "build_files_per_s"):
             numbers = [float(r[0]) for r in kinds.get(name, []) if re.fullmatch(r"[0-9.]+", r[0])]
             if numbers:
                 f[name] = numbers[0]

@@ -17,6 +17,9 @@
 #   desktop1    reproducible icount mode on one vCPU: a 60 Hz frame loop, `uname` and `ps`
 #               under build jobs and CPU hogs, at three background loads (x1, x2, x4)
 #   desktop     real-time multi-threaded TCG on --cpus vCPUs: the same desktop
+#   build       reproducible icount mode on --cpus vCPUs, in the Debian guest (vm/rootfs.sh):
+#               a real `make -j` compile beside CPU hogs, real `uname -r` and `ps axuw`
+#               timed meanwhile
 # Defaults: kernel 7.3, 3 boots, the three throughput and latency modes, 10 s per workload, as many vCPUs as host
 # cores, release builds. Writes the table to the terminal, and the JSON record, the PNG and
 # the boots' consoles to ~/.cache/scxkit/bench/run-DATE-XXXX (SCXKIT_CACHE moves it).
@@ -40,7 +43,7 @@ done
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots must be a positive number, not '$boots'"
 [[ $secs =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive number, not '$secs'"
 for mode in $modes; do
-    case $mode in throughput|throughput1|latency1|latency|desktop1|desktop) ;; *) die "unknown mode '$mode' (throughput, throughput1, latency1, latency, desktop1, desktop)" ;; esac
+    case $mode in throughput|throughput1|latency1|latency|desktop1|desktop|build) ;; *) die "unknown mode '$mode' (throughput, throughput1, latency1, latency, desktop1, desktop, build)" ;; esac
 done
 
 "$top/vm/setup-host.sh"
@@ -92,6 +95,7 @@ for mode in $modes; do
         latency) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=latency ;;
         desktop1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=desktop ;;
         desktop) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=desktop ;;
+        build) vm=(--rootfs debian --cpus "$cpus" --nodes 1 --icount) guest_mode=build ;;
     esac
     # The guest time one scheduler's suite may take: the desktop runs three loads.
     per_sched_s=$((secs * 6 + 120)); [ "$guest_mode" = desktop ] && per_sched_s=$((secs * 12 + 180))

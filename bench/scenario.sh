@@ -5,8 +5,9 @@
 # MODE: throughput (hackbench over pipes, stress-ng CPU and matrix, a fork/exec burst) or latency
 # (cyclictest under CPU hogs, a shell command under hogs and a fork storm, request/response
 # wakeups) or desktop (a 60 Hz frame loop, shell commands and build jobs, under a background
-# of build jobs and CPU hogs that doubles twice). PLAN: lines "LABEL<TAB>COMMAND" (see
-# bench/run.sh).
+# of build jobs and CPU hogs that doubles twice) or build (a real make -j compile beside CPU
+# hogs, real uname and ps timed meanwhile: the Debian guest). PLAN: lines
+# "LABEL<TAB>COMMAND" (see bench/run.sh).
 . /scxkit/lib.sh
 mode=$1 secs=$2 plan=$3
 ncpu=$(nproc)
@@ -78,12 +79,66 @@ desktop_suite() {
     for level in $DESKTOP_LEVELS; do desktop_level "$1" "$level"; done
 }
 
+# The build mode's project: BUILD_FILES C files of BUILD_FUNCS functions of loops and
+# branches each, for gcc -O2 (a file takes about a second on a vCPU of the icount guest).
+BUILD_FILES=12
+BUILD_FUNCS=2
+BUILD_DIR=/tmp/build-project
+BUILD_STOP=/tmp/build-stop
+
+make_build_project() {
+    local i
+    rm -rf "$BUILD_DIR"; mkdir -p "$BUILD_DIR"
+    for ((i = 0; i < BUILD_FILES; i++)); do
+        awk -v file="$i" -v funcs="$BUILD_FUNCS" 'BEGIN {
+            for (f = 0; f < funcs; f++) {
+                printf "long f%d_%d(long *v, int n) {\n  long s = 0;\n", file, f
+                printf "  for (int i = 0; i < n; i++) {\n    switch ((v[i] + %d) %% 5) {\n", f
+                for (c = 0; c < 5; c++) printf "    case %d: s += v[i] * %d - (s >> %d); break;\n", c, c + f, c + 1
+                printf "    }\n    if (s > %d) s = s / 3 + v[(i * %d) %% n];\n  }\n  return s;\n}\n", 100000 + f, f + 7
+            }
+        }' > "$BUILD_DIR/unit$i.c"
+    done
+    printf 'SRCS := $(wildcard unit*.c)\nall: $(SRCS:.c=.o)\n%%.o: %%.c\n\tgcc -O2 -c $< -o $@\n' > "$BUILD_DIR/Makefile"
+}
+
+# build_loop LABEL: whole builds (make -j, twice as many jobs as vCPUs), one after another,
+# for at least SECONDS and until BUILD_STOP appears; prints the files compiled per second.
+build_loop() {
+    local label=$1 builds=0 start_us deadline_us
+    start_us=$(now_us) deadline_us=$(( $(now_us) + secs * 1000000 ))
+    while [ "$(now_us)" -lt "$deadline_us" ] || [ ! -e "$BUILD_STOP" ]; do
+        rm -f "$BUILD_DIR"/*.o
+        make -s -C "$BUILD_DIR" -j "$((2 * ncpu))" all || { echo "BENCH $label failed make"; return; }
+        builds=$((builds + 1))
+    done
+    awk -v n="$((builds * BUILD_FILES))" -v us="$(( $(now_us) - start_us ))" -v l="$label" \
+        'BEGIN { printf "BENCH %s build_files_per_s %.3f\n", l, n * 1e6 / us }'
+}
+
+# build_suite LABEL: a real compile over and over beside one CPU hog per vCPU (the seeds'
+# `make -j` with `stress-ng -c`), real `uname -r` and `ps axuw` timed meanwhile.
+build_suite() {
+    local label=$1 hogs build
+    [ -d "$BUILD_DIR" ] || make_build_project
+    rm -f "$BUILD_STOP"
+    stress-ng --cpu "$ncpu" --timeout 600s --quiet & hogs=$!
+    build_loop "$label" & build=$!
+    sleep 1
+    scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r | sed "s/^/BENCH $label uname_us /"
+    scxkit-probe run-latency --count 15 --interval-ms 200 -- ps axuw | sed "s/^/BENCH $label ps_us /"
+    touch "$BUILD_STOP"
+    wait "$build"
+    kill "$hogs"; wait "$hogs" 2>/dev/null
+}
+
 suite() {
     echo "==== $1 ($2)"
     case $mode in
         throughput) throughput_suite "$1" ;;
         latency) latency_suite "$1" ;;
         desktop) desktop_suite "$1" ;;
+        build) build_suite "$1" ;;
     esac
 }
 

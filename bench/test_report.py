@@ -57,6 +57,17 @@ class Parsing(unittest.TestCase):
         names = [name for name, _ in report.FIGURES["desktop"]]
         self.assertTrue(set(f) <= set(names), set(f) - set(names))
 
+    def test_build_figures(self):
+        log = "\n".join(["BENCH s1 build_files_per_s 3.50", "BENCH s1 uname_us 4000", "BENCH s1 uname_us 2000",
+                         "BENCH s1 ps_us 90000", "BENCH s1 ps_us 30000", "BENCH s1 ps_us 50000"])
+        f = report.parse_log(log)[0]["s1"]
+        self.assertEqual(f["build_files_per_s"], 3.5)
+        self.assertEqual(f["uname_p50_ms"], 2.0)
+        self.assertEqual(f["ps_p50_ms"], 50.0)
+        self.assertEqual(f["ps_p99_ms"], 90.0)
+        names = [name for name, _ in report.FIGURES["build"]]
+        self.assertEqual(set(f), set(names))
+
 
 class Significance(unittest.TestCase):
     def boot(self, e1, e2, s1):

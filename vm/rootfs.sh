@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds and caches the Debian root filesystem of the guest's second variant (vm/run.sh
-# --rootfs debian): bookworm with systemd as PID 1, D-Bus, bash, coreutils, procps, gcc and
-# make, from Debian's packages (mmdebstrap), as a raw ext4 image that the sched_ext cloud
-# kernels mount as root over NVMe (built into them, unlike virtio-blk).
+# --rootfs debian): bookworm with systemd as PID 1, D-Bus, bash, coreutils, procps, gcc, make
+# and stress-ng (bench/run.sh's build mode), from Debian's packages (mmdebstrap), as a raw
+# ext4 image that the sched_ext cloud kernels mount as root over NVMe (built into them,
+# unlike virtio-blk).
 #
 #   vm/rootfs.sh        prints the cached image's path, building it first if it is missing
 #
@@ -17,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 CACHE_DIR=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/rootfs
 SUITE=bookworm
-PACKAGES=systemd,systemd-sysv,udev,dbus,bash,coreutils,procps,gcc,make,libc6-dev,util-linux,kmod,libelf1,zlib1g
+PACKAGES=systemd,systemd-sysv,udev,dbus,bash,coreutils,procps,gcc,make,libc6-dev,util-linux,kmod,libelf1,zlib1g,stress-ng
 IMAGE_SIZE=2G   # sparse: about 0.5 GB of it is used
 ROOT_PARTUUID=5c8e7a1e-2c4b-4d9e-9f3a-0123456789ab   # vm/run.sh boots root=PARTUUID= this
 
