@@ -87,9 +87,9 @@ BUILD_DIR=/tmp/build-project
 BUILD_STOP=/tmp/build-stop
 
 make_build_project() {
-    local i
+    local i=0
     rm -rf "$BUILD_DIR"; mkdir -p "$BUILD_DIR"
-    for ((i = 0; i < BUILD_FILES; i++)); do
+    while [ "$i" -lt "$BUILD_FILES" ]; do
         awk -v file="$i" -v funcs="$BUILD_FUNCS" 'BEGIN {
             for (f = 0; f < funcs; f++) {
                 printf "long f%d_%d(long *v, int n) {\n  long s = 0;\n", file, f
@@ -98,6 +98,7 @@ make_build_project() {
                 printf "    }\n    if (s > %d) s = s / 3 + v[(i * %d) %% n];\n  }\n  return s;\n}\n", 100000 + f, f + 7
             }
         }' > "$BUILD_DIR/unit$i.c"
+        i=$((i + 1))
     done
     printf 'SRCS := $(wildcard unit*.c)\nall: $(SRCS:.c=.o)\n%%.o: %%.c\n\tgcc -O2 -c $< -o $@\n' > "$BUILD_DIR/Makefile"
 }
