@@ -39,6 +39,9 @@ enum bpfland_consts {
 	BPFLAND_UNSERVED_MS = 100,
 	/* Weight of a nice-0 task (p->scx.weight). */
 	BPFLAND_WEIGHT_NICE0 = 100,
+	/* A task's run since it last slept counts in its deadline up to this many
+	 * --slice-lag-us (task_deadline). */
+	BPFLAND_RUN_CAP_LAGS = 5,
 };
 
 /* Per-CPU counters, indexes into the `stats` map. Every dispatch is counted once, by the
