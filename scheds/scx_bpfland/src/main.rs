@@ -61,7 +61,8 @@ struct Opts {
     upstream_s: Option<Option<u64>>,
 
     /// Most unused (or overrun) slice carried to a task's next slice, and most vruntime
-    /// credit a sleeper brings back, in microseconds.
+    /// credit a sleeper brings back, in microseconds. Five times it (at most 100 ms) is how
+    /// much of what a task ran since it last slept counts in its place in the queue.
     #[arg(short = 'l', long, visible_alias = "slice-us-lag", value_name = "US",
           default_value_t = intf::BPFLAND_SLICE_LAG_DEFAULT_US as u64,
           value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
@@ -224,6 +225,7 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
     rodata.slice_ns = opts.slice_us * 1000;
     rodata.slice_min_ns = opts.slice_min_us() * 1000;
     rodata.slice_lag_ns = opts.slice_lag_us * 1000;
+    rodata.run_cap_ns = run_cap_ns(opts.slice_lag_us);
     rodata.nvcsw_threshold = opts.nvcsw_threshold();
     rodata.overflow_delay_ns = opts.overflow_delay_us * 1000;
     rodata.local_kthreads = opts.local_kthreads;
@@ -253,9 +255,24 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
     attempt.monitor(skel.object(), link, stats, jobs)
 }
 
+/// How much of what a task ran since it last slept counts in its place in the queue (see
+/// task_deadline): five lags, at most 100 ms.
+fn run_cap_ns(slice_lag_us: u64) -> u64 {
+    let cap_ns = slice_lag_us * 1000 * intf::BPFLAND_RUN_CAP_LAGS as u64;
+    cap_ns.min(intf::BPFLAND_RUN_CAP_MAX_MS as u64 * 1_000_000)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_cap_is_five_lags_at_most_100_ms() {
+        assert_eq!(run_cap_ns(20_000), 100_000_000, "the default lag");
+        assert_eq!(run_cap_ns(1_000), 5_000_000);
+        assert_eq!(run_cap_ns(200_000), 100_000_000, "a large lag does not raise it");
+        assert_eq!(run_cap_ns(10_000_000), 100_000_000);
+    }
 
     /// The option sets upstream's presets and documentation pass, with what each must give.
     const OPTION_SETS: &str = include_str!("../../../tests/fixtures/upstream-option-sets.txt");

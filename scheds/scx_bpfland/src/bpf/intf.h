@@ -40,8 +40,10 @@ enum bpfland_consts {
 	/* Weight of a nice-0 task (p->scx.weight). */
 	BPFLAND_WEIGHT_NICE0 = 100,
 	/* A task's run since it last slept counts in its deadline up to this many
-	 * --slice-lag-us (task_deadline). */
+	 * --slice-lag-us (task_deadline), and at most BPFLAND_RUN_CAP_MAX_MS: a large lag
+	 * would otherwise let each new process of a chain run alone for seconds. */
 	BPFLAND_RUN_CAP_LAGS = 5,
+	BPFLAND_RUN_CAP_MAX_MS = 100,
 };
 
 /* Per-CPU counters, indexes into the `stats` map. Every dispatch is counted once, by the
