@@ -50,11 +50,11 @@ static __always_inline u64 task_vtime(struct task_ctx *tctx)
 }
 
 /* A task's place in its queue: its vruntime plus what it has run since it last slept, at
- * most run_cap_ns (weighted like the vruntime). Of two tasks
- * as far behind, the one that asks for less goes first: a command just forked before a hog
- * in the middle of a long run, which EEVDF's deadlines also do. The cap is several lags so
- * that a longer command (`ps axuw` on a busy system, a few hundred ms) keeps that place
- * until it has run about as long as the cap, rather than for its first lag only. */
+ * most run_cap_ns (weighted like the vruntime). Of two tasks as far behind, the one that
+ * asks for less goes first: a command just forked before a hog in the middle of a long run,
+ * which EEVDF's deadlines also do. The cap is five lags (at most 100 ms) so that a longer
+ * command (`ps axuw` on a busy system, a few hundred ms) keeps that place until it has run
+ * about as long as the cap, rather than for its first lag only. */
 static __always_inline u64 task_deadline(const struct task_struct *p, struct task_ctx *tctx)
 {
 	u64 exec_ns = tctx->exec_ns < run_cap_ns ? tctx->exec_ns : run_cap_ns;
