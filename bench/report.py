@@ -100,12 +100,11 @@ def parse_log(text):
             f["cyclic_p50_us"] = histogram_quantile(hist, overflows, max_us, 0.50)
             f["cyclic_p99_us"] = histogram_quantile(hist, overflows, max_us, 0.99)
         command_quantiles(f, "shell", kinds.get("shell_us", []), (50, 90, 99))
-        for command in ("uname", "ps"):
-            command_quantiles(f, command, kinds.get(f"{command}_us", []), (50, 99))
-        for level in DESKTOP_LEVELS:
+        # uname and ps: the build mode's (no suffix), and the desktop's at each load.
+        for suffix in ("",) + tuple(f"_x{level}" for level in DESKTOP_LEVELS):
             for command in ("uname", "ps"):
-                runs = kinds.get(f"{command}_us_x{level}", [])
-                command_quantiles(f, command, runs, (50, 99), f"_x{level}")
+                command_quantiles(f, command, kinds.get(f"{command}_us{suffix}", []), (50, 99), suffix)
+        for level in DESKTOP_LEVELS:
             for name in ("frames_fps", "frames_dropped_pct", "frame_p99_ms", "build_jobs_per_s"):
                 numbers = [float(r[0]) for r in kinds.get(f"{name}_x{level}", []) if re.fullmatch(r"[0-9.]+", r[0])]
                 if numbers:

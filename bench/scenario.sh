@@ -103,22 +103,27 @@ make_build_project() {
     printf 'SRCS := $(wildcard unit*.c)\nall: $(SRCS:.c=.o)\n%%.o: %%.c\n\tgcc -O2 -c $< -o $@\n' > "$BUILD_DIR/Makefile"
 }
 
-# One unmeasured build and `ps axuw`: the first EEVDF run otherwise found gcc, make and
-# procps cold, half of the baseline.
+# build_project: one whole build from clean, twice as many jobs as vCPUs.
+build_project() {
+    rm -f "$BUILD_DIR"/*.o
+    make -s -C "$BUILD_DIR" -j "$((2 * ncpu))" all
+}
+
+# Makes the project, then one unmeasured build and `ps axuw`: the first EEVDF run otherwise
+# found gcc, make and procps cold, half of the baseline.
 build_warm_up() {
     make_build_project
-    make -s -C "$BUILD_DIR" -j "$((2 * ncpu))" all > /dev/null
+    build_project > /dev/null
     ps axuw > /dev/null
 }
 
-# build_loop LABEL: whole builds (make -j, twice as many jobs as vCPUs), one after another,
-# for at least SECONDS and until BUILD_STOP appears; prints the files compiled per second.
+# build_loop LABEL: whole builds, one after another, for at least SECONDS and until
+# BUILD_STOP appears; prints the files compiled per second.
 build_loop() {
     local label=$1 builds=0 start_us deadline_us
     start_us=$(now_us) deadline_us=$(( $(now_us) + secs * 1000000 ))
     while [ "$(now_us)" -lt "$deadline_us" ] || [ ! -e "$BUILD_STOP" ]; do
-        rm -f "$BUILD_DIR"/*.o
-        make -s -C "$BUILD_DIR" -j "$((2 * ncpu))" all || { echo "BENCH $label failed make"; return; }
+        build_project || { echo "BENCH $label failed make"; return; }
         builds=$((builds + 1))
     done
     awk -v n="$((builds * BUILD_FILES))" -v us="$(( $(now_us) - start_us ))" -v l="$label" \
@@ -126,10 +131,10 @@ build_loop() {
 }
 
 # build_suite LABEL: a real compile over and over beside one CPU hog per vCPU (the seeds'
-# `make -j` with `stress-ng -c`), real `uname -r` and `ps axuw` timed meanwhile.
+# `make -j` with `stress-ng -c`), real `uname -r` and `ps axuw` timed meanwhile. The project
+# is made by build_warm_up, before the first suite.
 build_suite() {
     local label=$1 hogs build
-    [ -d "$BUILD_DIR" ] || make_build_project
     rm -f "$BUILD_STOP"
     stress-ng --cpu "$ncpu" --timeout 600s --quiet & hogs=$!
     build_loop "$label" & build=$!
