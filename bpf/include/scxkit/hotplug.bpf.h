@@ -9,7 +9,10 @@
  *   there; one bound to the dying CPU (a per-CPU kernel thread) is taken by nobody, and the
  *   hotplug waits forever. 6.19 leaves them there (7.x kernels re-enqueue them): move them
  *   to the CPU's own local queue, which a dying CPU still serves.
- * - A CPU on its way offline that still dispatches (7.x, see scxk_dispatching_cpu_leaving).
+ * - A CPU on its way offline that still dispatches (7.x, see scxk_dispatching_cpu_leaving),
+ *   or that no longer does, before ops.cpu_offline says so (6.19, see scxk_rescue_stranded).
+ * - A dying CPU idling while its hotplug thread waits for its runqueue to empty
+ *   (scxk_wake_dying_cpus).
  * - Idle CPUs, which look for work only when woken (scxk_kick_idle_cpus).
  * - Irq_work left on a dying CPU: a kick or a ring buffer's wakeup (scxk_this_cpu_leaving).
  * - A slice running out on a CPU told offline (scxk_endless_slice_if_leaving).
@@ -186,10 +189,10 @@ static __always_inline bool scxk_dispatching_cpu_leaving(s32 cpu)
 }
 
 /* Whether the CPU running this is on its way offline, or offline (from ops.cpu_offline()
- * until ops.cpu_online(), which bracket the whole teardown; not the guess of
- * scxk_dispatching_cpu_leaving, as other work sets a balance callback too). Nothing may be left for its
- * irq_work there: a kick (scx_bpf_kick_cpu queues it on the calling CPU) or a ring
- * buffer's wakeup. Late in the teardown the CPU runs its irq_work no more, and an entry
+ * until ops.cpu_online(), which bracket the end of the teardown; not the guess of
+ * scxk_dispatching_cpu_leaving, as other work sets a balance callback too). Nothing may be
+ * left for its irq_work there: a kick (scx_bpf_kick_cpu queues it on the calling CPU) or a
+ * ring buffer's wakeup. Late in the teardown the CPU runs its irq_work no more, and an entry
  * left pending blocks that irq_work for good: no later kick or wakeup of it is delivered,
  * and the scheduler's unload spins in irq_work_sync. Seen under hotplug storms: a policy
  * never woken again for its ring buffer, and an unload that never ended. */
@@ -261,14 +264,93 @@ static __always_inline void scxk_kick_stranded(void)
 	}
 }
 
+/* Kicks each CPU told offline. Late in its teardown a CPU's hotplug thread sleeps until the
+ * CPU's runqueue holds nothing else (sched_cpu_wait_empty), and only that CPU's idle task
+ * wakes it, as it schedules with an empty runqueue. A task of that runqueue taken by another
+ * CPU from a shared queue empties it while the dying CPU already idles, and nothing wakes
+ * the CPU again: the hotplug waited for good (scx_simple, 6.19, a hotplug storm under fork
+ * and CPU hogs: once in about 60 rounds of 40 events). Kicked, the idle CPU schedules again
+ * and wakes its hotplug thread; a busy CPU, or one already offline, ignores the kick. */
+static __always_inline void scxk_wake_dying_cpus(void)
+{
+	s32 cpu;
+
+	if (!scxk_nr_told_offline || !scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
+		return;
+	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
+		if (scxk_cpu_told_offline(cpu))
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	}
+}
+
+/* Every CPU's runqueue (weak: a kernel without it in its BTF cannot tell). */
+extern const struct rq runqueues __ksym __weak;
+
+/* Whether `cpu` may be inactive: going offline, offline or coming up. The kernel keeps its
+ * push callback (balance_push) armed on the CPU's runqueue from the start of a teardown
+ * until the CPU is active again; other work arms one for a moment too, so this is a guess.
+ * False where the kernel cannot tell. */
+static __always_inline bool scxk_cpu_maybe_inactive(s32 cpu)
+{
+	struct rq *rq;
+
+	if (!bpf_ksym_exists(&runqueues))
+		return false;
+	rq = bpf_per_cpu_ptr(&runqueues, cpu);
+	return rq && rq->balance_callback;
+}
+
+/* How long, in jiffies (10 to 100 ms), a task that can run on one CPU only may wait in a
+ * shared queue before scxk_rescue_stranded moves it to that CPU's local queue. */
+#define SCXK_STRANDED_JIFFIES 10
+
+/* When a CPU last walked a queue for scxk_rescue_stranded, ns. */
+static u64 scxk_stranded_scan_ns;
+
+/* Moves to their CPU's local queue the tasks of queue `dsq_id` that can run on that CPU
+ * alone (scxk_bound_to), have waited SCXK_STRANDED_JIFFIES or more, and whose CPU may be
+ * inactive (scxk_cpu_maybe_inactive); at most one walk a period of `interval_ns`. Returns
+ * how many moved. A CPU going offline stops calling ops.dispatch as soon as it is no longer
+ * active, before ops.cpu_offline says so (6.19: after an RCU grace period). A task bound to
+ * it and queued just before waited for good; one inside an RCU read section held up that
+ * grace period, and the hotplug with it, until an RCU stall ejected the scheduler
+ * (scx_simple, 6.19, a hotplug storm under load: once in about 13 rounds of 40 events, and
+ * in CI). A CPU serves its local queue whatever its state. Call from a timer. */
+static __always_inline u32 scxk_rescue_stranded(u64 dsq_id, u64 interval_ns)
+{
+	struct task_struct *p;
+	u64 now_jiffies = bpf_jiffies64();
+	u32 moved = 0;
+	s32 cpu;
+
+	if (!scxk_walk_due(&scxk_stranded_scan_ns, bpf_ktime_get_ns(), interval_ns))
+		return 0;
+	bpf_for_each(scx_dsq, p, dsq_id, 0) {
+		cpu = scx_bpf_task_cpu(p);
+		if (!scxk_bound_to(p, cpu) || now_jiffies - p->scx.runnable_at < SCXK_STRANDED_JIFFIES ||
+		    !scxk_cpu_maybe_inactive(cpu))
+			continue;
+		if (scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL_ON | cpu, 0))
+			moved++;
+	}
+	return moved;
+}
+
 #define CLOCK_MONOTONIC 1
 
-/* SCXK_IDLE_WAKER(name, period_ns, wanted): a BPF timer that wakes the idle CPUs every
+/* For SCXK_IDLE_WAKER: no upkeep at each wakeup. */
+static __always_inline void scxk_tend_nothing(void)
+{
+}
+
+/* SCXK_IDLE_WAKER(name, period_ns, wanted, tend): a BPF timer that wakes the idle CPUs every
  * `period_ns` while `wanted()` says queued work waits with no CPU taking it: a CPU looks for
  * work only in ops.dispatch, which an idle CPU does not call. Each time it also wakes the
- * CPUs that may sleep on their own local queue (scxk_kick_stranded). Defines the timer's map
- * `name` and `name##_start()`, to call from ops.init. */
-#define SCXK_IDLE_WAKER(name, period_ns, wanted)                                       \
+ * CPUs that may sleep on their own local queue (scxk_kick_stranded) and those on their way
+ * offline (scxk_wake_dying_cpus); first, it calls `tend()` (scxk_tend_nothing, or a
+ * scheduler's own upkeep of its queues). Defines the timer's map `name` and
+ * `name##_start()`, to call from ops.init. */
+#define SCXK_IDLE_WAKER(name, period_ns, wanted, tend)                                 \
 	struct name##_slot {                                                           \
 		struct bpf_timer timer;                                                \
 	};                                                                             \
@@ -280,9 +362,11 @@ static __always_inline void scxk_kick_stranded(void)
 	} name SEC(".maps");                                                           \
 	static int name##_fire(void *map, int *key, struct bpf_timer *timer)           \
 	{                                                                              \
+		tend();                                                                \
 		if (wanted())                                                          \
 			scxk_kick_idle_cpus();                                         \
 		scxk_kick_stranded();                                                  \
+		scxk_wake_dying_cpus();                                                \
 		bpf_timer_start(timer, (period_ns), 0);                                \
 		return 0;                                                              \
 	}                                                                              \

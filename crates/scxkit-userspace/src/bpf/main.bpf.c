@@ -188,7 +188,8 @@ static __always_inline bool work_unseen(void)
 	return fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting() || custody_nonempty();
 }
 
-SCXK_IDLE_WAKER(watch_timer, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC, work_unseen)
+SCXK_IDLE_WAKER(watch_timer, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC, work_unseen,
+		scxk_tend_nothing)
 
 /* A hotplug event needs no restart: the kernel moves the tasks of a CPU that goes away (once
  * those in our queues are handed back to it, scxkit/hotplug.bpf.h) and turns a decision for

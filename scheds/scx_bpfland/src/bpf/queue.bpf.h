@@ -144,7 +144,8 @@ static __always_inline void queues_served(u64 now)
 
 /* Every half BPFLAND_UNSERVED_MS, while the primary domain does not serve the queues, the
  * idle CPUs outside it are woken to take the work. */
-SCXK_IDLE_WAKER(unserved_watch, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, queues_unserved)
+SCXK_IDLE_WAKER(unserved_watch, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, queues_unserved,
+		scxk_tend_nothing)
 
 /* Queues p by class and deadline (task_deadline). */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,

@@ -210,7 +210,8 @@ static __always_inline bool wake_queued_doms(void)
 
 /* Every half RUSTY_UNSERVED_MS: idle CPUs with work queued in their domain are woken, and
  * while a domain's queue is not served, every idle CPU, to take its work (take_unserved). */
-SCXK_IDLE_WAKER(unserved_waker, RUSTY_UNSERVED_MS * NSEC_PER_MSEC / 2, wake_queued_doms)
+SCXK_IDLE_WAKER(unserved_waker, RUSTY_UNSERVED_MS * NSEC_PER_MSEC / 2, wake_queued_doms,
+		scxk_tend_nothing)
 
 #define RUSTY_MAX_WAIT_MS 1000
 

@@ -9,6 +9,10 @@ enum simple_consts {
 	SIMPLE_SHARED_DSQ = 0,
 	/* Default time slice; the CLI's --slice-us default. */
 	SIMPLE_SLICE_DEFAULT_US = 20000,
+	/* How often idle CPUs are woken while tasks wait in the shared queue, ms. */
+	SIMPLE_IDLE_WAKE_MS = 5,
+	/* How often the shared queue is walked for tasks stranded by a CPU going offline, ms. */
+	SIMPLE_STRANDED_SCAN_MS = 50,
 	/* Weight of a nice-0 task in sched_ext (p->scx.weight). */
 	SIMPLE_WEIGHT_NICE0 = 100,
 };

@@ -13,11 +13,14 @@
  * "slice given minus slice left" can go negative, wrap around, and throw a task's vtime
  * so far ahead that it never runs again.
  *
- * A CPU going on or offline needs little of this policy (no state is kept per CPU), but it
- * must say so: a scheduler without ops.cpu_online and ops.cpu_offline is ejected by the
- * kernel on every hotplug event and has to be loaded again, with the default scheduler in
- * charge in between. Going offline, the CPU's tasks still in the shared queue are handed to
- * it (see scxkit/hotplug.bpf.h).
+ * An idle CPU does not look at the shared queue by itself: a timer wakes the idle CPUs every
+ * few milliseconds while tasks wait there.
+ *
+ * A CPU going on or offline needs little of this policy, but it must say so: a scheduler
+ * without ops.cpu_online and ops.cpu_offline is ejected by the kernel on every hotplug event
+ * and has to be loaded again, with the default scheduler in charge in between. A CPU on its
+ * way offline takes nothing from the shared queue: the tasks that only it may run are handed
+ * to it, and the timer wakes it until it is gone (see scxkit/hotplug.bpf.h).
  *
  * On kernel builds where scx_bpf_create_dsq() cannot be called (see kfuncs.bpf.h) there is
  * no queue to order by vtime: tasks then wait in the kernel's built-in global FIFO.
@@ -66,8 +69,9 @@ void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
 
-	/* Limit the credit a long sleeper brings back to one slice. */
-	if (time_before(vtime, vtime_now - slice_ns))
+	/* Limit the credit a long sleeper brings back to one slice; a task holding up RCU gets
+	 * all of it (see scxk_holds_up_rcu). */
+	if (time_before(vtime, vtime_now - slice_ns) || scxk_holds_up_rcu(p))
 		vtime = vtime_now - slice_ns;
 
 	scxk_count(&stats, SIMPLE_STAT_GLOBAL);
@@ -76,6 +80,27 @@ void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
 	else
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_ns, enq_flags);
 }
+
+/* Whether tasks wait in the shared queue. A task queued without a wakeup (preempted, say)
+ * wakes no CPU, and an idle CPU does not come to look by itself. */
+static bool shared_queue_waits(void)
+{
+	u64 dsq_id = scx_bpf_create_dsq_usable() ? SIMPLE_SHARED_DSQ : SCX_DSQ_GLOBAL;
+
+	return scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(dsq_id) > 0;
+}
+
+/* Hands the tasks that only a CPU going offline may run to that CPU (see
+ * scxk_rescue_stranded). */
+static void rescue_stranded(void)
+{
+	if (scx_bpf_create_dsq_usable())
+		scxk_rescue_stranded(SIMPLE_SHARED_DSQ, SIMPLE_STRANDED_SCAN_MS * NSEC_PER_MSEC);
+}
+
+/* Wakes the idle CPUs every few milliseconds while tasks wait (see scxkit/hotplug.bpf.h). */
+SCXK_IDLE_WAKER(idle_waker, SIMPLE_IDLE_WAKE_MS * NSEC_PER_MSEC, shared_queue_waits,
+		rescue_stranded)
 
 void BPF_STRUCT_OPS(simple_dispatch, s32 cpu, struct task_struct *prev)
 {
@@ -114,19 +139,24 @@ void BPF_STRUCT_OPS(simple_enable, struct task_struct *p)
 
 void BPF_STRUCT_OPS(simple_cpu_online, s32 cpu)
 {
+	scxk_record_online(cpu, true);
 }
 
 void BPF_STRUCT_OPS(simple_cpu_offline, s32 cpu)
 {
+	scxk_record_online(cpu, false);
 	if (scx_bpf_create_dsq_usable())
 		scxk_rescue_from_offline(SIMPLE_SHARED_DSQ, cpu);
 }
 
 s32 BPF_STRUCT_OPS_SLEEPABLE(simple_init)
 {
+	s32 err;
+
 	if (!scx_bpf_create_dsq_usable())
-		return 0;
-	return scx_bpf_create_dsq(SIMPLE_SHARED_DSQ, -1);
+		return idle_waker_start();
+	err = scx_bpf_create_dsq(SIMPLE_SHARED_DSQ, -1);
+	return err ? err : idle_waker_start();
 }
 
 void BPF_STRUCT_OPS(simple_exit, struct scx_exit_info *ei)
