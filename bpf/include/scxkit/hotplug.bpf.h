@@ -304,27 +304,32 @@ static __always_inline bool scxk_cpu_maybe_inactive(s32 cpu)
  * shared queue before scxk_rescue_stranded moves it to that CPU's local queue. */
 #define SCXK_STRANDED_JIFFIES 10
 
-/* When a CPU last walked a queue for scxk_rescue_stranded, ns. */
+/* When a CPU last walked the queues for scxk_rescue_stranded, ns. */
 static u64 scxk_stranded_scan_ns;
+
+/* Whether the queues are due for scxk_rescue_stranded: one CPU walks them at most once
+ * every `interval_ns`. */
+static __always_inline bool scxk_stranded_scan_due(u64 interval_ns)
+{
+	return scxk_walk_due(&scxk_stranded_scan_ns, bpf_ktime_get_ns(), interval_ns);
+}
 
 /* Moves to their CPU's local queue the tasks of queue `dsq_id` that can run on that CPU
  * alone (scxk_bound_to), have waited SCXK_STRANDED_JIFFIES or more, and whose CPU may be
- * inactive (scxk_cpu_maybe_inactive); at most one walk a period of `interval_ns`. Returns
- * how many moved. A CPU going offline stops calling ops.dispatch as soon as it is no longer
- * active, before ops.cpu_offline says so (6.19: after an RCU grace period). A task bound to
- * it and queued just before waited for good; one inside an RCU read section held up that
- * grace period, and the hotplug with it, until an RCU stall ejected the scheduler
- * (scx_simple, 6.19, a hotplug storm under load: once in about 13 rounds of 40 events, and
- * in CI). A CPU serves its local queue whatever its state. Call from a timer. */
-static __always_inline u32 scxk_rescue_stranded(u64 dsq_id, u64 interval_ns)
+ * inactive (scxk_cpu_maybe_inactive); returns how many moved. A CPU going offline stops
+ * calling ops.dispatch as soon as it is no longer active, before ops.cpu_offline says so
+ * (6.19: after an RCU grace period). A task bound to it and queued just before waited for
+ * good; one inside an RCU read section held up that grace period, and the hotplug with it,
+ * until an RCU stall ejected the scheduler (scx_simple, 6.19, a hotplug storm under load:
+ * once in about 13 rounds of 40 events, and in CI). A CPU serves its local queue whatever
+ * its state. Call from a timer, when scxk_stranded_scan_due. */
+static __always_inline u32 scxk_rescue_stranded(u64 dsq_id)
 {
 	struct task_struct *p;
 	u64 now_jiffies = bpf_jiffies64();
 	u32 moved = 0;
 	s32 cpu;
 
-	if (!scxk_walk_due(&scxk_stranded_scan_ns, bpf_ktime_get_ns(), interval_ns))
-		return 0;
 	bpf_for_each(scx_dsq, p, dsq_id, 0) {
 		cpu = scx_bpf_task_cpu(p);
 		if (!scxk_bound_to(p, cpu) || now_jiffies - p->scx.runnable_at < SCXK_STRANDED_JIFFIES ||

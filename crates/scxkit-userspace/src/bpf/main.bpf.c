@@ -188,8 +188,19 @@ static __always_inline bool work_unseen(void)
 	return fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting() || custody_nonempty();
 }
 
+/* Hands the tasks that only a CPU going offline may run to that CPU (see
+ * scxk_rescue_stranded), at each of the timer's wakeups. */
+static __always_inline void rescue_stranded(void)
+{
+	if (!scx_bpf_create_dsq_usable() ||
+	    !scxk_stranded_scan_due(USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC / 2))
+		return;
+	scxk_rescue_stranded(USCHED_KERNEL_DSQ);
+	scxk_rescue_stranded(USCHED_SHARED_DSQ);
+}
+
 SCXK_IDLE_WAKER(watch_timer, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC, work_unseen,
-		scxk_tend_nothing)
+		rescue_stranded)
 
 /* A hotplug event needs no restart: the kernel moves the tasks of a CPU that goes away (once
  * those in our queues are handed back to it, scxkit/hotplug.bpf.h) and turns a decision for

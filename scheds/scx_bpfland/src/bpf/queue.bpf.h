@@ -142,10 +142,21 @@ static __always_inline void queues_served(u64 now)
 	waiting_since_ns = queues_empty() ? 0 : now;
 }
 
+/* Hands the tasks that only a CPU going offline may run to that CPU (see
+ * scxk_rescue_stranded), at most once every BPFLAND_UNSERVED_MS. */
+static __always_inline void rescue_stranded(void)
+{
+	if (!scx_bpf_create_dsq_usable() ||
+	    !scxk_stranded_scan_due(BPFLAND_UNSERVED_MS * NSEC_PER_MSEC))
+		return;
+	scxk_rescue_stranded(BPFLAND_PRIO_DSQ);
+	scxk_rescue_stranded(BPFLAND_SHARED_DSQ);
+}
+
 /* Every half BPFLAND_UNSERVED_MS, while the primary domain does not serve the queues, the
  * idle CPUs outside it are woken to take the work. */
 SCXK_IDLE_WAKER(unserved_watch, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, queues_unserved,
-		scxk_tend_nothing)
+		rescue_stranded)
 
 /* Queues p by class and deadline (task_deadline). */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,

@@ -94,8 +94,9 @@ static bool shared_queue_waits(void)
  * scxk_rescue_stranded). */
 static void rescue_stranded(void)
 {
-	if (scx_bpf_create_dsq_usable())
-		scxk_rescue_stranded(SIMPLE_SHARED_DSQ, SIMPLE_STRANDED_SCAN_MS * NSEC_PER_MSEC);
+	if (scx_bpf_create_dsq_usable() &&
+	    scxk_stranded_scan_due(SIMPLE_STRANDED_SCAN_MS * NSEC_PER_MSEC))
+		scxk_rescue_stranded(SIMPLE_SHARED_DSQ);
 }
 
 /* Wakes the idle CPUs every few milliseconds while tasks wait (see scxkit/hotplug.bpf.h). */
