@@ -62,6 +62,40 @@ primary_gone() {
 # Three times the events for scx_simple: at 40, a 6.19 boot found its stranded-task stall
 # (scxk_rescue_stranded) about once in three.
 storm scx_simple simple "$((EVENTS * 3))" follows
+
+# last_cpu_left EVENTS: scx_simple with tasks allowed on CPUs 1 and n-1 while CPU 1 is
+# offline: only CPU n-1 may run them, though each is allowed two. They walk /proc and
+# directories (RCU read sections) while CPU n-1 goes off and on EVENTS times. Such a task,
+# stranded in the shared queue when CPU n-1 stopped taking work, held up the RCU grace
+# period before ops.cpu_offline: an RCU stall ejected scx_simple after 3 or 4 events in 2
+# boots of 2 (6.19), when only tasks bound to one CPU were handed back.
+last_cpu_left() {
+    local log=/tmp/last-cpu-left.log last i=0 pids p
+    last=$(( $(nproc) - 1 ))
+    start_sched "$log" scx_simple
+    expect_loaded scx_simple simple "$log"
+    set_cpu_online 1 0
+    stress-ng --cpu 2 --timeout 3600s --quiet & pids=$!
+    taskset -c "1,$last" stress-ng --procfs 2 --getdent 2 --cpu 2 --timeout 3600s --quiet & pids="$pids $!"
+    sleep 2
+    while [ "$i" -lt "$1" ] && is_enabled; do
+        # A task's mask loses a CPU that goes away: put CPU 1 back in it each time.
+        for p in $(pidof stress-ng); do taskset -pc "1,$last" "$p" >/dev/null 2>&1; done
+        sleep 1
+        set_cpu_online "$last" 0
+        set_cpu_online "$last" 1
+        i=$((i + 1))
+    done
+    if [ "$i" -eq "$1" ] && is_enabled && [ "$(sched_ops)" = simple ]; then
+        pass "scx_simple: CPU $last off and on $i times while tasks allowed on CPUs 1 and $last walk /proc (CPU 1 offline), still loaded"
+    else
+        fail "scx_simple: CPU $last off and on with CPU 1 offline" "after $i events: state $(sched_state); $(grep -m 3 -iE 'stall|error' "$log")"
+    fi
+    kill $pids 2>/dev/null; killall -q stress-ng; wait $pids 2>/dev/null
+    set_cpu_online 1 1
+    expect_clean_exit scx_simple "$log"
+}
+last_cpu_left 20
 # CPU 1 of the primary domain goes offline and back, by turns.
 storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
 # No suspend (every CPU but 0) in the suite: it passed on 7.3, and was ejected once on 6.19 (open).

@@ -91,10 +91,10 @@ static __always_inline bool scxk_migration_disabled(const struct task_struct *p)
 }
 
 /* Whether p was preempted inside an RCU read section: every RCU grace period waits until
- * it runs again and leaves the section (preemptible RCU marks it blocked). A scheduler puts
- * it first: a task of low weight (nice 19, charged 100 times its run) preempted there behind
- * CPU hogs waited seconds for each turn, until the kernel's RCU stall report ejected the
- * scheduler. False where RCU is not preemptible. */
+ * it runs again and leaves the section (preemptible RCU marks it blocked). A scheduler may
+ * put such a kernel thread first: khugepaged (nice 19, charged 100 times its run) preempted
+ * there behind CPU hogs waited seconds for each turn, until the kernel's RCU stall report
+ * ejected the scheduler. False where RCU is not preemptible. */
 static __always_inline bool scxk_holds_up_rcu(const struct task_struct *p)
 {
 	if (!bpf_core_field_exists(p->rcu_read_unlock_special))

@@ -300,6 +300,37 @@ static __always_inline bool scxk_cpu_maybe_inactive(s32 cpu)
 	return rq && rq->balance_callback;
 }
 
+/* Whether any CPU may be inactive (scxk_cpu_maybe_inactive): otherwise no task is stranded,
+ * and the queues need no walk. */
+static __always_inline bool scxk_any_cpu_maybe_inactive(void)
+{
+	s32 cpu;
+
+	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
+		if (scxk_cpu_maybe_inactive(cpu))
+			return true;
+	}
+	return false;
+}
+
+/* Whether p, on `cpu`, may run nowhere else now: bound to it (scxk_bound_to), or allowed
+ * elsewhere only on CPUs told offline (a task allowed on CPUs 1 and 3, with CPU 1 gone). */
+static __always_inline bool scxk_only_cpu_left(struct task_struct *p, s32 cpu)
+{
+	s32 other;
+
+	if (scxk_bound_to(p, cpu))
+		return true;
+	if (scx_bpf_task_cpu(p) != cpu || p->nr_cpus_allowed > scxk_nr_told_offline + 1)
+		return false;
+	bpf_for(other, 0, scx_bpf_nr_cpu_ids()) {
+		if (other != cpu && bpf_cpumask_test_cpu(other, p->cpus_ptr) &&
+		    !scxk_cpu_told_offline(other))
+			return false;
+	}
+	return true;
+}
+
 /* How long, in jiffies (10 to 100 ms), a task that can run on one CPU only may wait in a
  * shared queue before scxk_rescue_stranded moves it to that CPU's local queue. */
 #define SCXK_STRANDED_JIFFIES 10
@@ -307,15 +338,16 @@ static __always_inline bool scxk_cpu_maybe_inactive(s32 cpu)
 /* When a CPU last walked the queues for scxk_rescue_stranded, ns. */
 static u64 scxk_stranded_scan_ns;
 
-/* Whether the queues are due for scxk_rescue_stranded: one CPU walks them at most once
- * every `interval_ns`. */
+/* Whether the queues are due for scxk_rescue_stranded: some CPU may be inactive, and one
+ * CPU walks them at most once every `interval_ns`. */
 static __always_inline bool scxk_stranded_scan_due(u64 interval_ns)
 {
-	return scxk_walk_due(&scxk_stranded_scan_ns, bpf_ktime_get_ns(), interval_ns);
+	return scxk_any_cpu_maybe_inactive() &&
+	       scxk_walk_due(&scxk_stranded_scan_ns, bpf_ktime_get_ns(), interval_ns);
 }
 
 /* Moves to their CPU's local queue the tasks of queue `dsq_id` that can run on that CPU
- * alone (scxk_bound_to), have waited SCXK_STRANDED_JIFFIES or more, and whose CPU may be
+ * alone (scxk_only_cpu_left), have waited SCXK_STRANDED_JIFFIES or more, and whose CPU may be
  * inactive (scxk_cpu_maybe_inactive); returns how many moved. A CPU going offline stops
  * calling ops.dispatch as soon as it is no longer active, before ops.cpu_offline says so
  * (6.19: after an RCU grace period). A task bound to it and queued just before waited for
@@ -332,8 +364,8 @@ static __always_inline u32 scxk_rescue_stranded(u64 dsq_id)
 
 	bpf_for_each(scx_dsq, p, dsq_id, 0) {
 		cpu = scx_bpf_task_cpu(p);
-		if (!scxk_bound_to(p, cpu) || now_jiffies - p->scx.runnable_at < SCXK_STRANDED_JIFFIES ||
-		    !scxk_cpu_maybe_inactive(cpu))
+		if (now_jiffies - p->scx.runnable_at < SCXK_STRANDED_JIFFIES ||
+		    !scxk_cpu_maybe_inactive(cpu) || !scxk_only_cpu_left(p, cpu))
 			continue;
 		if (scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL_ON | cpu, 0))
 			moved++;

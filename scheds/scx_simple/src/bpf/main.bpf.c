@@ -69,9 +69,11 @@ void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
 
-	/* Limit the credit a long sleeper brings back to one slice; a task holding up RCU gets
-	 * all of it (see scxk_holds_up_rcu). */
-	if (time_before(vtime, vtime_now - slice_ns) || scxk_holds_up_rcu(p))
+	/* Limit the credit a long sleeper brings back to one slice; a kernel thread holding up
+	 * RCU gets all of it (see scxk_holds_up_rcu), and loses what it owed: user tasks keep
+	 * their exact share. */
+	if (time_before(vtime, vtime_now - slice_ns) ||
+	    ((p->flags & PF_KTHREAD) && scxk_holds_up_rcu(p)))
 		vtime = vtime_now - slice_ns;
 
 	scxk_count(&stats, SIMPLE_STAT_GLOBAL);
