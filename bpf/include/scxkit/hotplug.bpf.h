@@ -230,6 +230,20 @@ static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
 		scx_bpf_kick_cpu(cpu, flags);
 }
 
+/* Wakes every idle CPU told offline (`told_offline`), or every other one, unless the
+ * kernel cannot or this CPU is leaving (see scxk_this_cpu_leaving). */
+static __always_inline void scxk_kick_idle_told(bool told_offline)
+{
+	s32 cpu;
+
+	if (!scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
+		return;
+	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
+		if (scxk_cpu_told_offline(cpu) == told_offline)
+			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	}
+}
+
 /* Wakes every idle CPU not told offline, so that it looks for work (an idle CPU calls
  * ops.dispatch() only when woken). Also those only guessed to be leaving: the guess
  * (scxk_dispatching_cpu_leaving) is wrong whenever other work set a balance callback, and a
@@ -238,14 +252,7 @@ static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
  * scenario). Woken, it guesses again. */
 static __always_inline void scxk_kick_idle_cpus(void)
 {
-	s32 cpu;
-
-	if (!scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
-		return;
-	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
-		if (!scxk_cpu_told_offline(cpu))
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-	}
+	scxk_kick_idle_told(false);
 }
 
 /* Wakes each CPU with tasks in its local queue, in case it sleeps with them there: a CPU
@@ -273,14 +280,8 @@ static __always_inline void scxk_kick_stranded(void)
  * and wakes its hotplug thread; a busy CPU, or one already offline, ignores the kick. */
 static __always_inline void scxk_wake_dying_cpus(void)
 {
-	s32 cpu;
-
-	if (!scxk_nr_told_offline || !scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
-		return;
-	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
-		if (scxk_cpu_told_offline(cpu))
-			scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
-	}
+	if (scxk_nr_told_offline)
+		scxk_kick_idle_told(true);
 }
 
 /* Every CPU's runqueue (weak: a kernel without it in its BTF cannot tell). */
@@ -338,12 +339,13 @@ static __always_inline bool scxk_only_cpu_left(struct task_struct *p, s32 cpu)
 /* When a CPU last walked the queues for scxk_rescue_stranded, ns. */
 static u64 scxk_stranded_scan_ns;
 
-/* Whether the queues are due for scxk_rescue_stranded: some CPU may be inactive, and one
- * CPU walks them at most once every `interval_ns`. */
+/* Whether the queues are due for scxk_rescue_stranded: one CPU looks at most once every
+ * `interval_ns` (the time first: the look at every CPU's runqueue costs more), and some
+ * CPU may be inactive. */
 static __always_inline bool scxk_stranded_scan_due(u64 interval_ns)
 {
-	return scxk_any_cpu_maybe_inactive() &&
-	       scxk_walk_due(&scxk_stranded_scan_ns, bpf_ktime_get_ns(), interval_ns);
+	return scxk_walk_due(&scxk_stranded_scan_ns, bpf_ktime_get_ns(), interval_ns) &&
+	       scxk_any_cpu_maybe_inactive();
 }
 
 /* Moves to their CPU's local queue the tasks of queue `dsq_id` that can run on that CPU
