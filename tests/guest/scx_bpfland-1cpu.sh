@@ -63,9 +63,15 @@ tail -n 6 "$LOG"
 # forked used to wait behind every hog, a whole slice each: uname p50 187 ms in the bench at
 # this load (EEVDF 35 ms), p90 300 ms here; now about 8 ms. The frame loop must keep its
 # frames meanwhile: cutting slices to a share of the base slice, alone, made it fall behind
-# at its start, never sleep, never be classed interactive, and lose every frame.
+# at its start, never sleep, never be classed interactive, and lose every frame. While a
+# build job that slept once early in its life was classed interactive, it ran its 20 ms
+# beside the frame loop unpreempted: 1 to 3% of the frames dropped, a frame p99 of 10 to
+# 19 ms; and the frame loop, whose first window counted its start-up, was promoted only
+# after about 120 ms of late frames. Now at most its first two frames drop (before it is
+# promoted), and the p99 is the frame's own 4 ms.
 UNAME_P90_MAX_US=20000
-FRAMES_DROPPED_MAX_PCT=5
+FRAMES_DROPPED_MAX_HUNDREDTHS_PCT=100
+FRAME_P99_MAX_US=8000
 LOG4=/tmp/scx_bpfland-desktop.log
 start_sched "$LOG4" scx_bpfland --stats 2
 expect_loaded "scx_bpfland (desktop)" bpfland "$LOG4"
@@ -76,13 +82,15 @@ scxkit-probe frames --work-us 4000 --seconds 8 > /tmp/frames.txt & frames=$!
 scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r > /tmp/uname.txt
 wait "$frames"; wait "$jobs"; stop_hogs
 uname_p90=$(sort -n /tmp/uname.txt | sed -n 27p)
-dropped=$(sed -n 's/^frames_dropped_pct \([0-9]*\).*/\1/p' /tmp/frames.txt)
+dropped=$(sed -n 's/^frames_dropped_pct \([0-9]*\)\.\([0-9][0-9]\).*/\1\2/p' /tmp/frames.txt | sed 's/^0*\(.\)/\1/')
+frame_p99_us=$(sed -n 's/^frame_p99_ms \([0-9]*\)\.\([0-9][0-9]\).*/\1\20/p' /tmp/frames.txt | sed 's/^0*\(.\)/\1/')
 if [ -n "$uname_p90" ] && [ "$uname_p90" -le "$UNAME_P90_MAX_US" ]; then
     pass "a short command under hogs and a build runs at once: uname p90 $uname_p90 us of 30 runs"
 else fail "a short command under hogs and a build runs at once" "uname p90 '${uname_p90:-?}' us; $(tail -n 2 "$LOG4")"; fi
-if [ -n "$dropped" ] && [ "$dropped" -le "$FRAMES_DROPPED_MAX_PCT" ]; then
+if [ -n "$dropped" ] && [ "$dropped" -le "$FRAMES_DROPPED_MAX_HUNDREDTHS_PCT" ] &&
+   [ -n "$frame_p99_us" ] && [ "$frame_p99_us" -le "$FRAME_P99_MAX_US" ]; then
     pass "a 60 Hz frame loop under hogs and a build keeps its frames: $(tr '\n' ' ' < /tmp/frames.txt)"
-else fail "a 60 Hz frame loop under hogs and a build keeps its frames" "$(tr '\n' ' ' < /tmp/frames.txt)"; fi
+else fail "a 60 Hz frame loop under hogs and a build keeps its frames (at most 1% dropped, p99 8 ms)" "$(tr '\n' ' ' < /tmp/frames.txt)"; fi
 check "build jobs completed" grep -q "^build_jobs_per_s [1-9]" /tmp/jobs.txt
 
 # A short command under two hogs and a fork storm (the bench's latency1 mode). A forked task

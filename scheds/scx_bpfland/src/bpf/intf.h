@@ -21,6 +21,8 @@ enum bpfland_consts {
 	/* ...or of at least this length when the rate is so high that one window classes the
 	 * task interactive (a new task is promoted without 100 ms of waiting behind hogs). */
 	BPFLAND_NVCSW_MIN_WINDOW_MS = 10,
+	/* Voluntary switches a window needs to close before BPFLAND_NVCSW_WINDOW_MS. */
+	BPFLAND_NVCSW_MIN_SWITCHES = 2,
 	/* task_ctx.wake_preempt when select_cpu did not run for the current wakeup. */
 	BPFLAND_WAKE_UNSEEN = 2,
 	/* When a regular task has waited this long, or no regular task has been served for this
@@ -83,7 +85,8 @@ struct task_ctx {
 	u64 slice_ns;
 	/* Unused (positive) or overrun (negative) time carried to the next slice, ns. */
 	s64 carry_ns;
-	/* Voluntary switches in the current window, and when the window opened, ns. */
+	/* Voluntary switches in the current window, and when the window opened, ns (0: the
+	 * task has not yet switched voluntarily; its first window opens then). */
 	u64 nvcsw_window;
 	u64 window_start_ns;
 	/* Average rate of voluntary context switches, per second. */

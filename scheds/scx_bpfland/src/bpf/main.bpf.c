@@ -255,7 +255,6 @@ s32 BPF_STRUCT_OPS(bpfland_init_task, struct task_struct *p, struct scx_init_tas
 		if (parent)
 			tctx->vtime = parent->vtime;
 	}
-	tctx->window_start_ns = bpf_ktime_get_ns();
 	tctx->wake_preempt = BPFLAND_WAKE_UNSEEN;
 	return 0;
 }

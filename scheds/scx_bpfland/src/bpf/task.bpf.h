@@ -72,18 +72,22 @@ static __always_inline s64 clamp_lag(s64 ns)
 }
 
 /* Closes the voluntary-switch window when it is long enough and updates the class. A short
- * window closes early only when its rate alone lifts the average (a quarter of it, below)
- * over the threshold: promotion is quick, demotion takes full windows. */
+ * window closes early only when it holds BPFLAND_NVCSW_MIN_SWITCHES and its rate alone lifts
+ * the average (a quarter of it, below) over the threshold: promotion is quick, demotion
+ * takes full windows. A task's first window opens at its first voluntary switch
+ * (task_stop): its start-up (an exec, a wait for the CPU under load) tells nothing of its
+ * rhythm, and one early sleep of a CPU-bound task then looked like a high rate. */
 static __always_inline void update_interactive(struct task_ctx *tctx, u64 now)
 {
 	u64 elapsed = now - tctx->window_start_ns;
 	u64 rate;
 	u32 interactive;
 
-	if (elapsed < BPFLAND_NVCSW_MIN_WINDOW_MS * NSEC_PER_MSEC)
+	if (!tctx->window_start_ns || elapsed < BPFLAND_NVCSW_MIN_WINDOW_MS * NSEC_PER_MSEC)
 		return;
 	rate = tctx->nvcsw_window * NSEC_PER_SEC / elapsed;
-	if (elapsed < BPFLAND_NVCSW_WINDOW_MS * NSEC_PER_MSEC && rate < 4 * nvcsw_threshold)
+	if (elapsed < BPFLAND_NVCSW_WINDOW_MS * NSEC_PER_MSEC &&
+	    (rate < 4 * nvcsw_threshold || tctx->nvcsw_window < BPFLAND_NVCSW_MIN_SWITCHES))
 		return;
 	/* Exponential average, 3/4 of the old value and 1/4 of the new window. */
 	tctx->nvcsw_rate = (tctx->nvcsw_rate * 3 + rate) / 4;
@@ -128,7 +132,10 @@ static __always_inline void task_stop(struct task_struct *p, struct task_ctx *tc
 	task_charge(p, tctx, now);
 	/* Not runnable any more: the task blocked by itself (a voluntary switch). */
 	if (!runnable) {
-		tctx->nvcsw_window++;
+		if (tctx->window_start_ns)
+			tctx->nvcsw_window++;
+		else
+			tctx->window_start_ns = now;
 		tctx->exec_ns = 0;
 	}
 	update_interactive(tctx, now);
