@@ -148,9 +148,9 @@ static __always_inline s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u6
  * domain. */
 static __always_inline void count_dispatch(enum bpfland_stat_idx path, s32 cpu)
 {
-	scxk_count(&stats, path);
+	scxk_stat_inc(path);
 	if (!in_primary(cpu))
-		scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
+		scxk_stat_inc(BPFLAND_STAT_OVERFLOW);
 }
 
 /* Where a waking task should run: an idle primary CPU, else, when the primary domain is
