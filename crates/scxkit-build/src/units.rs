@@ -1,0 +1,91 @@
+//! Schedulers built from several BPF units, and the check that each shared BPF header
+//! compiles alone (so that it includes what it uses).
+
+use super::{bpf_include_dir, clang_args, find_clang, rerun_if_changed_dir};
+use anyhow::{bail, Context, Result};
+use libbpf_cargo::SkeletonBuilder;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The BPF units of a scheduler: `main.bpf.c` first, then the other `*.bpf.c` files of
+/// `bpf_dir` by name.
+pub fn bpf_units(bpf_dir: &Path) -> Result<Vec<PathBuf>> {
+    let main = bpf_dir.join("main.bpf.c");
+    if !main.is_file() {
+        bail!("{} is missing: a scheduler's first BPF unit", main.display());
+    }
+    let entries = fs::read_dir(bpf_dir).with_context(|| format!("reading {}", bpf_dir.display()))?;
+    let mut others: Vec<PathBuf> =
+        entries.flatten().map(|e| e.path()).filter(|p| *p != main && has_suffix(p, ".bpf.c")).collect();
+    others.sort();
+    Ok([main].into_iter().chain(others).collect())
+}
+
+/// Compiles each unit alone into `work_dir`, links them into one object (libbpf's static
+/// linker: a function or map one unit defines, another declares `extern`) and writes its
+/// skeleton to `output`, named after the first unit (`main.bpf.c`: `MainSkel`).
+pub fn build_linked_skeleton(units: &[PathBuf], work_dir: &Path, output: &Path) -> Result<()> {
+    let first = units.first().context("no BPF unit to link")?;
+    fs::create_dir_all(work_dir).with_context(|| format!("creating {}", work_dir.display()))?;
+    let objects = units.iter().map(|unit| compile_unit(unit, work_dir)).collect::<Result<Vec<_>>>()?;
+    let linked = work_dir.join(format!("{}.o", unit_stem(first)?));
+    link(&objects, &linked)?;
+    SkeletonBuilder::new()
+        .obj(&linked)
+        .generate(output)
+        .with_context(|| format!("generating the skeleton of {}", linked.display()))?;
+    rerun_if_changed_dir(&bpf_include_dir());
+    Ok(())
+}
+
+/// The shared headers (`bpf/include/scxkit/*.h`), by name.
+pub fn headers_to_check() -> Result<Vec<PathBuf>> {
+    let dir = bpf_include_dir().join("scxkit");
+    let entries = fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+    let mut headers: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| has_suffix(p, ".h")).collect();
+    headers.sort();
+    Ok(headers)
+}
+
+/// Compiles, in `work_dir`, a BPF unit that includes `header` and nothing else.
+pub fn compile_header_alone(header: &Path, work_dir: &Path) -> Result<()> {
+    let name = header.file_name().and_then(|n| n.to_str()).context("header name is not UTF-8")?;
+    let unit = work_dir.join(format!("{}_alone.bpf.c", name.replace('.', "_")));
+    fs::create_dir_all(work_dir).with_context(|| format!("creating {}", work_dir.display()))?;
+    fs::write(&unit, format!("#include <scxkit/{name}>\n"))
+        .with_context(|| format!("writing {}", unit.display()))?;
+    compile_unit(&unit, work_dir).map(|_| ())
+}
+
+/// Compiles one unit into `work_dir/<stem>.unit.o`.
+fn compile_unit(unit: &Path, work_dir: &Path) -> Result<PathBuf> {
+    let clang = find_clang()?;
+    let unit_dir = unit.parent().context("BPF unit has no directory")?;
+    let object = work_dir.join(format!("{}.unit.o", unit_stem(unit)?));
+    SkeletonBuilder::new()
+        .source(unit)
+        .obj(&object)
+        .clang(&clang)
+        .clang_args(clang_args(unit_dir))
+        .build()
+        .with_context(|| format!("compiling {} with {}", unit.display(), clang.display()))?;
+    Ok(object)
+}
+
+fn link(objects: &[PathBuf], output: &Path) -> Result<()> {
+    let mut linker = libbpf_rs::Linker::new(output).context("starting libbpf's linker")?;
+    for object in objects {
+        linker.add_file(object).with_context(|| format!("linking {}", object.display()))?;
+    }
+    linker.link().with_context(|| format!("writing {}", output.display()))
+}
+
+/// `main` for `main.bpf.c`.
+fn unit_stem(unit: &Path) -> Result<&str> {
+    let name = unit.file_name().and_then(|n| n.to_str()).context("BPF unit name is not UTF-8")?;
+    Ok(name.split('.').next().unwrap_or(name))
+}
+
+fn has_suffix(path: &Path, suffix: &str) -> bool {
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(suffix))
+}
