@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod units;
-pub use units::{bpf_units, build_linked_skeleton, compile_header_alone, headers_to_check};
+pub use units::{bpf_units, build_linked_skeleton, compile_header_alone, headers_in};
 
 /// Clang versions tried in order when `SCXKIT_CLANG` is not set; the first found wins.
 const CLANG_CANDIDATES: &[&str] = &["clang-19", "clang"];

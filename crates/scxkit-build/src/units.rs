@@ -1,5 +1,5 @@
-//! Schedulers built from several BPF units, and the check that each shared BPF header
-//! compiles alone (so that it includes what it uses).
+//! Schedulers built from several BPF units, and the check that each BPF header compiles
+//! alone (so that it includes what it uses).
 
 use super::{bpf_include_dir, clang_args, find_clang, rerun_if_changed_dir};
 use anyhow::{bail, Context, Result};
@@ -27,7 +27,10 @@ pub fn bpf_units(bpf_dir: &Path) -> Result<Vec<PathBuf>> {
 pub fn build_linked_skeleton(units: &[PathBuf], work_dir: &Path, output: &Path) -> Result<()> {
     let first = units.first().context("no BPF unit to link")?;
     fs::create_dir_all(work_dir).with_context(|| format!("creating {}", work_dir.display()))?;
-    let objects = units.iter().map(|unit| compile_unit(unit, work_dir)).collect::<Result<Vec<_>>>()?;
+    let objects = units
+        .iter()
+        .map(|unit| compile_unit(unit, unit.parent().context("BPF unit has no directory")?, work_dir))
+        .collect::<Result<Vec<_>>>()?;
     let linked = work_dir.join(format!("{}.o", unit_stem(first)?));
     link(&objects, &linked)?;
     SkeletonBuilder::new()
@@ -38,35 +41,38 @@ pub fn build_linked_skeleton(units: &[PathBuf], work_dir: &Path, output: &Path) 
     Ok(())
 }
 
-/// The shared headers (`bpf/include/scxkit/*.h`), by name.
-pub fn headers_to_check() -> Result<Vec<PathBuf>> {
-    let dir = bpf_include_dir().join("scxkit");
-    let entries = fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+/// The C headers (`*.h`) of `dir`, by name: `bpf/include/scxkit` for the shared ones, a
+/// scheduler's `src/bpf` for its own.
+pub fn headers_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
     let mut headers: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| has_suffix(p, ".h")).collect();
     headers.sort();
     Ok(headers)
 }
 
-/// Compiles, in `work_dir`, a BPF unit that includes `header` and nothing else.
+/// Compiles, in `work_dir`, a BPF unit that includes `header` and nothing else, with the
+/// header's directory on the include path as for a scheduler's own units.
 pub fn compile_header_alone(header: &Path, work_dir: &Path) -> Result<()> {
+    let header = header.canonicalize().with_context(|| format!("finding {}", header.display()))?;
+    let header_dir = header.parent().context("header has no directory")?;
     let name = header.file_name().and_then(|n| n.to_str()).context("header name is not UTF-8")?;
-    let unit = work_dir.join(format!("{}_alone.bpf.c", name.replace('.', "_")));
+    let owner = header_dir.parent().and_then(|d| d.file_name()).and_then(|n| n.to_str()).unwrap_or("top");
+    let unit = work_dir.join(format!("{owner}_{}_alone.bpf.c", name.replace('.', "_")));
     fs::create_dir_all(work_dir).with_context(|| format!("creating {}", work_dir.display()))?;
-    fs::write(&unit, format!("#include <scxkit/{name}>\n"))
+    fs::write(&unit, format!("#include \"{}\"\n", header.display()))
         .with_context(|| format!("writing {}", unit.display()))?;
-    compile_unit(&unit, work_dir).map(|_| ())
+    compile_unit(&unit, header_dir, work_dir).map(|_| ())
 }
 
-/// Compiles one unit into `work_dir/<stem>.unit.o`.
-fn compile_unit(unit: &Path, work_dir: &Path) -> Result<PathBuf> {
+/// Compiles one unit, finding its own headers in `source_dir`, into `work_dir/<stem>.unit.o`.
+fn compile_unit(unit: &Path, source_dir: &Path, work_dir: &Path) -> Result<PathBuf> {
     let clang = find_clang()?;
-    let unit_dir = unit.parent().context("BPF unit has no directory")?;
     let object = work_dir.join(format!("{}.unit.o", unit_stem(unit)?));
     SkeletonBuilder::new()
         .source(unit)
         .obj(&object)
         .clang(&clang)
-        .clang_args(clang_args(unit_dir))
+        .clang_args(clang_args(source_dir))
         .build()
         .with_context(|| format!("compiling {} with {}", unit.display(), clang.display()))?;
     Ok(object)

@@ -15,6 +15,11 @@
 #ifndef __USCHED_CUSTODY_BPF_H
 #define __USCHED_CUSTODY_BPF_H
 
+/* On the host, tests/custody_host.rs includes this header after stubs of what it uses. */
+#ifdef __bpf__
+#include "state.bpf.h"
+#endif
+
 struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 void bpf_task_release(struct task_struct *p) __ksym;
 

@@ -5,6 +5,11 @@
 #ifndef __USCHED_HANDOFF_BPF_H
 #define __USCHED_HANDOFF_BPF_H
 
+#include <scxkit/context.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include "state.bpf.h"
+#include "custody.bpf.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, USCHED_RING_BYTES);

@@ -5,9 +5,12 @@
 #ifndef __USCHED_STATE_BPF_H
 #define __USCHED_STATE_BPF_H
 
+#include <scxkit/common.bpf.h>
+#include <scxkit/hotplug.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/task_storage.bpf.h>
 #include <scxkit/weight.h>
+#include "intf.h"
 
 /* Set by userspace before load. */
 RODATA s32 policy_tid;			/* the thread that runs the policy's loop */

@@ -7,6 +7,18 @@
 #ifndef __BPFLAND_IDLE_BPF_H
 #define __BPFLAND_IDLE_BPF_H
 
+#include <scxkit/cpumask.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include "counters.bpf.h"
+#include "task.bpf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u64 overflow_delay_ns = BPFLAND_OVERFLOW_DELAY_DEFAULT_US * 1000ULL;
+RODATA u32 nr_cpus = 1;
+RODATA bool primary_all = true;
+RODATA u64 primary_cpus[BPFLAND_MAX_CPUS / 64];
+RODATA u64 online_cpus[BPFLAND_MAX_CPUS / 64];
+
 struct cpu_ctx {
 	/* When the CPU last left idle, ns; 0 while idle. */
 	u64 busy_since_ns;

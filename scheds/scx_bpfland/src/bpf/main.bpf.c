@@ -12,28 +12,16 @@
 #include <scxkit/hotplug.bpf.h>
 #include <scxkit/context.bpf.h>
 #include <scxkit/ops.bpf.h>
-#include <scxkit/stats.bpf.h>
 #include "intf.h"
 
-/* Written by userspace before load; the defaults live in intf.h. */
-RODATA u64 slice_ns = BPFLAND_SLICE_DEFAULT_US * 1000ULL;
-RODATA u64 slice_min_ns = BPFLAND_SLICE_MIN_DEFAULT_US * 1000ULL;
-RODATA u64 slice_lag_ns = BPFLAND_SLICE_LAG_DEFAULT_US * 1000ULL;
-RODATA u64 run_cap_ns = BPFLAND_RUN_CAP_MAX_MS * NSEC_PER_MSEC;
-RODATA u64 nvcsw_threshold = BPFLAND_NVCSW_THRESHOLD_DEFAULT;
-RODATA u64 overflow_delay_ns = BPFLAND_OVERFLOW_DELAY_DEFAULT_US * 1000ULL;
-RODATA bool local_kthreads;
-RODATA bool preempt_enabled = true;
-RODATA u32 nr_cpus = 1;
-RODATA bool primary_all = true;
-RODATA u64 primary_cpus[BPFLAND_MAX_CPUS / 64];
-RODATA u64 online_cpus[BPFLAND_MAX_CPUS / 64];
-
-SCXK_STATS(BPFLAND_NR_STATS)
-
+#include "counters.bpf.h"
 #include "task.bpf.h"
 #include "idle.bpf.h"
 #include "queue.bpf.h"
+
+/* Written by userspace before load. */
+RODATA bool local_kthreads;
+RODATA bool preempt_enabled = true;
 
 s32 BPF_STRUCT_OPS(bpfland_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {

@@ -7,6 +7,12 @@
 #ifndef __BPFLAND_QUEUE_BPF_H
 #define __BPFLAND_QUEUE_BPF_H
 
+#include <scxkit/context.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include "counters.bpf.h"
+#include "idle.bpf.h"
+#include "task.bpf.h"
+
 /* Whether `cpu` runs a regular task p may preempt, in the primary domain or anywhere when
  * `anywhere` (the primary domain is saturated). A remote victim must also have had the
  * minimum slice: preempting another CPU costs an interrupt, and without that rule a burst

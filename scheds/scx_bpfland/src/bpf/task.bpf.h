@@ -7,6 +7,14 @@
 
 #include <scxkit/task_storage.bpf.h>
 #include <scxkit/vtime.bpf.h>
+#include "intf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u64 slice_ns = BPFLAND_SLICE_DEFAULT_US * 1000ULL;
+RODATA u64 slice_min_ns = BPFLAND_SLICE_MIN_DEFAULT_US * 1000ULL;
+RODATA u64 slice_lag_ns = BPFLAND_SLICE_LAG_DEFAULT_US * 1000ULL;
+RODATA u64 run_cap_ns = BPFLAND_RUN_CAP_MAX_MS * NSEC_PER_MSEC;
+RODATA u64 nvcsw_threshold = BPFLAND_NVCSW_THRESHOLD_DEFAULT;
 
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 

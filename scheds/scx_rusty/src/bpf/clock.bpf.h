@@ -8,6 +8,7 @@
 #define __RUSTY_CLOCK_BPF_H
 
 #include <scxkit/vtime.bpf.h>
+#include "intf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -6,6 +6,18 @@
 #ifndef __RUSTY_DOMAIN_BPF_H
 #define __RUSTY_DOMAIN_BPF_H
 
+#include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include "intf.h"
+
+/* The topology, written by userspace before load. */
+RODATA u32 nr_cpus = 1;
+RODATA u32 nr_doms = 1;
+RODATA u32 cpu_doms[RUSTY_MAX_CPUS];
+RODATA u32 dom_nodes[RUSTY_MAX_DOMS];
+RODATA u64 dom_cpus[RUSTY_MAX_DOMS][RUSTY_MAX_CPUS / 64];
+
 struct dom_mask_slot {
 	struct bpf_cpumask __kptr *cpus;
 };

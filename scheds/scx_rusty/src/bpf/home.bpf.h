@@ -15,6 +15,13 @@
 #ifndef __RUSTY_HOME_BPF_H
 #define __RUSTY_HOME_BPF_H
 
+#include "clock.bpf.h"
+#include "counters.bpf.h"
+#include "domain.bpf.h"
+#include "load.bpf.h"
+#include "task.bpf.h"
+#include "tune.bpf.h"
+
 /* The balancer's move requests, keyed by pid: read and removed at the task's next wakeup
  * or enqueue after a pass. */
 struct {

@@ -12,24 +12,8 @@
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/hotplug.bpf.h>
 #include <scxkit/ops.bpf.h>
-#include <scxkit/stats.bpf.h>
 #include "intf.h"
-
-/* Written by userspace before load; the defaults live in intf.h. */
-RODATA u32 nr_cpus = 1;
-RODATA u32 nr_doms = 1;
-RODATA u32 cpu_doms[RUSTY_MAX_CPUS];
-RODATA u32 dom_nodes[RUSTY_MAX_DOMS];
-RODATA u64 dom_cpus[RUSTY_MAX_DOMS][RUSTY_MAX_CPUS / 64];
-RODATA u64 initial_slice_ns = RUSTY_SLICE_UNDERUTIL_DEFAULT_US * 1000ULL;
-RODATA u64 load_half_life_ns = 1000000000ULL;
-RODATA u32 greedy_threshold = RUSTY_GREEDY_THRESHOLD_DEFAULT;
-RODATA u32 greedy_threshold_x_numa;
-RODATA bool direct_greedy_numa;
-RODATA bool fifo;
-
-SCXK_STATS(RUSTY_NR_STATS)
-
+#include "counters.bpf.h"
 #include "task.bpf.h"
 #include "tune.bpf.h"
 #include "domain.bpf.h"

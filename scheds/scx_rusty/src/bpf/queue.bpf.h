@@ -14,6 +14,18 @@
 #ifndef __RUSTY_QUEUE_BPF_H
 #define __RUSTY_QUEUE_BPF_H
 
+#include <scxkit/hotplug.bpf.h>
+#include "clock.bpf.h"
+#include "counters.bpf.h"
+#include "domain.bpf.h"
+#include "task.bpf.h"
+#include "tune.bpf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u32 greedy_threshold = RUSTY_GREEDY_THRESHOLD_DEFAULT;
+RODATA u32 greedy_threshold_x_numa;
+RODATA bool fifo;
+
 /* Wakes an idle CPU of `dom` that p may use (in p->cpus_ptr too: a CPU p may not run on
  * would wake for nothing); true when one was woken. */
 static __always_inline bool kick_idle_in(struct task_struct *p, u32 dom)

@@ -6,6 +6,9 @@
 #ifndef __RUSTY_TASK_BPF_H
 #define __RUSTY_TASK_BPF_H
 
+#include <scxkit/common.bpf.h>
+#include "intf.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, RUSTY_MAX_TASKS);

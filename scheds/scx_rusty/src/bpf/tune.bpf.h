@@ -5,6 +5,12 @@
 #ifndef __RUSTY_TUNE_BPF_H
 #define __RUSTY_TUNE_BPF_H
 
+#include <scxkit/common.bpf.h>
+#include "intf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u64 initial_slice_ns = RUSTY_SLICE_UNDERUTIL_DEFAULT_US * 1000ULL;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
