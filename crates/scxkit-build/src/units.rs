@@ -4,8 +4,10 @@
 use super::{bpf_include_dir, clang_args, find_clang, rerun_if_changed_dir};
 use anyhow::{bail, Context, Result};
 use libbpf_cargo::SkeletonBuilder;
+use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The BPF units of a scheduler: `main.bpf.c` first, then the other `*.bpf.c` files of
 /// `bpf_dir` by name.
@@ -64,18 +66,51 @@ pub fn compile_header_alone(header: &Path, work_dir: &Path) -> Result<()> {
     compile_unit(&unit, header_dir, work_dir).map(|_| ())
 }
 
-/// Compiles one unit, finding its own headers in `source_dir`, into `work_dir/<stem>.unit.o`.
+/// Compiles one unit, finding its own headers in `source_dir`, into `work_dir/<stem>.unit.o`:
+/// clang alone, with the flags libbpf-cargo gives a single unit. Not through libbpf-cargo,
+/// which links each object by itself and so turns an `extern` map into a definition.
 fn compile_unit(unit: &Path, source_dir: &Path, work_dir: &Path) -> Result<PathBuf> {
     let clang = find_clang()?;
     let object = work_dir.join(format!("{}.unit.o", unit_stem(unit)?));
-    SkeletonBuilder::new()
-        .source(unit)
-        .obj(&object)
-        .clang(&clang)
-        .clang_args(clang_args(source_dir))
-        .build()
-        .with_context(|| format!("compiling {} with {}", unit.display(), clang.display()))?;
+    let output = Command::new(&clang)
+        .args(clang_args(source_dir))
+        .arg(format!("-I{}", libbpf_headers(work_dir)?.display()))
+        .args(["-fno-stack-protector", &target_arch_define(), "-g", "-O2", "-target", "bpf", "-c"])
+        .arg(unit)
+        .arg("-o")
+        .arg(&object)
+        .output()
+        .with_context(|| format!("running {}", clang.display()))?;
+    if !output.status.success() {
+        bail!("{} failed on {}:\n{}", clang.display(), unit.display(), String::from_utf8_lossy(&output.stderr));
+    }
     Ok(object)
+}
+
+/// libbpf's BPF headers (bpf/bpf_helpers.h, ...), written under `work_dir`; their directory.
+fn libbpf_headers(work_dir: &Path) -> Result<PathBuf> {
+    let dir = work_dir.join("libbpf-headers");
+    let bpf = dir.join("bpf");
+    fs::create_dir_all(&bpf).with_context(|| format!("creating {}", bpf.display()))?;
+    for (name, text) in libbpf_rs::libbpf_sys::API_HEADERS {
+        fs::write(bpf.join(name), text).with_context(|| format!("writing {name}"))?;
+    }
+    Ok(dir)
+}
+
+/// `-D__TARGET_ARCH_x86` and the like, for bpf_tracing.h: the architecture built for.
+fn target_arch_define() -> String {
+    let arch = env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_else(|_| env::consts::ARCH.to_string());
+    let kernel_arch = match arch.as_str() {
+        "x86_64" => "x86",
+        "aarch64" => "arm64",
+        "powerpc64" => "powerpc",
+        "s390x" => "s390",
+        "riscv64" => "riscv",
+        "loongarch64" => "loongarch",
+        other => other,
+    };
+    format!("-D__TARGET_ARCH_{kernel_arch}")
 }
 
 fn link(objects: &[PathBuf], output: &Path) -> Result<()> {

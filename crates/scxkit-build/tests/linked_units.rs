@@ -26,7 +26,7 @@ fn two_units_link_into_one_object_with_both_programs_and_shared_maps_once() {
     let progs: BTreeSet<String> = object.progs().map(|p| p.name().to_string_lossy().into_owned()).collect();
     assert_eq!(progs, BTreeSet::from(["fixture_helper".to_string(), "fixture_main".to_string()]));
     let maps: Vec<String> = object.maps().map(|m| m.name().to_string_lossy().into_owned()).collect();
-    for shared in ["scxk_exit_info", "scxk_offline_cpus", "stats"] {
+    for shared in ["scxk_exit_info", "scxk_offline_cpus", "stats", "fixture_calls"] {
         assert_eq!(maps.iter().filter(|m| *m == shared).count(), 1, "{shared} in {maps:?}");
     }
     let text = std::fs::read_to_string(&skeleton).unwrap();
