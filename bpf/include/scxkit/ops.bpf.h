@@ -1,8 +1,9 @@
 /*
  * The struct_ops table that makes a BPF program a sched_ext scheduler, with what every
  * scxkit scheduler puts in it the same way: its name, the exit callback that records why it
- * exited for the runtime (exit_info.bpf.h), and its flags. The watchdog timeout is left at
- * the kernel's default (ops.timeout_ms 0: 30 s).
+ * exited for the runtime (exit_info.bpf.h), and its flags. The watchdog timeout, the
+ * hotplug sequence and the exit-dump length are set by userspace before load, from the
+ * options (scxkit_bpf::prepare_ops!).
  */
 #ifndef __SCXKIT_OPS_BPF_H
 #define __SCXKIT_OPS_BPF_H

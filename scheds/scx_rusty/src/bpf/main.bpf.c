@@ -2,11 +2,12 @@
  * scx_rusty: one scheduling domain per LLC (or per cache level, or per given cpumask),
  * grouped by NUMA node, with load balancing decided in userspace.
  *
- * BPF places and queues tasks within their home domain (place.bpf.h, queue.bpf.h), keeps
- * each task's duty cycle and each domain's load (load.bpf.h), and applies the homes that
- * userspace's balancer and the affinity dictate (home.bpf.h, domain.bpf.h). Userspace reads
- * the loads every --interval, moves tasks between nodes then between domains, and tunes the
- * slice and the greedy domain sets every --tune-interval. This file holds the callbacks.
+ * BPF places and queues tasks within their home domain (place.bpf.h, queue.bpf.h) by
+ * each domain's vruntime clock (clock.bpf.h), keeps each task's duty cycle and each
+ * domain's load (load.bpf.h), and applies the homes that userspace's balancer and the
+ * affinity dictate (home.bpf.h, domain.bpf.h). Userspace reads the loads every --interval,
+ * moves tasks between nodes then between domains, and tunes the slice and the greedy domain
+ * sets every --tune-interval (tune.bpf.h). This file holds the callbacks.
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
