@@ -20,6 +20,10 @@
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
 
+/* For what a shared header defines outside a function (maps, the license): every BPF unit of
+ * a scheduler built from several (see scxkit-build) includes it, and the linker keeps one. */
+#define SCXK_SHARED __weak
+
 #define BPF_STRUCT_OPS(name, args...) SEC("struct_ops/" #name) BPF_PROG(name, ##args)
 #define BPF_STRUCT_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
 
@@ -102,18 +106,15 @@ static __always_inline bool scxk_holds_up_rcu(const struct task_struct *p)
 	return p->rcu_read_unlock_special.b.blocked;
 }
 
-static __always_inline bool time_before(u64 a, u64 b) { return (s64)(a - b) < 0; }
-
-
-/* Looks up slot `idx` of a per-CPU u64 counter array and adds one. */
-static __always_inline void scxk_count(void *percpu_array, u32 idx)
+/* Whether p is a kernel thread bound to one CPU (a per-CPU worker, ksoftirqd): it may run
+ * nowhere else, and what waits for it waits on that CPU. */
+static __always_inline bool scxk_is_per_cpu_kthread(const struct task_struct *p)
 {
-	u64 *cnt = bpf_map_lookup_elem(percpu_array, &idx);
-
-	if (cnt)
-		(*cnt)++;
+	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1;
 }
 
-char _license[] SEC("license") = "GPL";
+static __always_inline bool time_before(u64 a, u64 b) { return (s64)(a - b) < 0; }
+
+char _license[] SEC("license") SCXK_SHARED = "GPL";
 
 #endif /* __SCXKIT_COMMON_BPF_H */

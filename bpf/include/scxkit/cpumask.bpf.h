@@ -5,6 +5,8 @@
 #ifndef __SCXKIT_CPUMASK_BPF_H
 #define __SCXKIT_CPUMASK_BPF_H
 
+#include "common.bpf.h"
+
 struct bpf_cpumask *bpf_cpumask_create(void) __ksym;
 void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym;
 void bpf_cpumask_set_cpu(u32 cpu, struct bpf_cpumask *cpumask) __ksym;

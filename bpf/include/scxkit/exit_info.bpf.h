@@ -6,6 +6,7 @@
 #ifndef __SCXKIT_EXIT_INFO_BPF_H
 #define __SCXKIT_EXIT_INFO_BPF_H
 
+#include "common.bpf.h"
 #include "exit_info.h"
 
 struct {
@@ -13,7 +14,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, struct scxk_exit_info);
-} scxk_exit_info SEC(".maps");
+} scxk_exit_info SEC(".maps") SCXK_SHARED;
 
 /* The kernel's debug dump (what explains a stall), in chunks; userspace sets max_entries. */
 struct {
@@ -21,7 +22,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, char[SCXK_EXIT_DUMP_CHUNK]);
-} scxk_exit_dump SEC(".maps");
+} scxk_exit_dump SEC(".maps") SCXK_SHARED;
 
 /* Copies the NUL-terminated dump chunk by chunk until its end or the map's. Each chunk
  * holds CHUNK - 1 characters: bpf_probe_read_kernel_str() always ends with a NUL. */

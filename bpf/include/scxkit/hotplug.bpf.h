@@ -41,7 +41,7 @@ struct {
 	__uint(max_entries, SCXK_MAX_CPUS);
 	__type(key, u32);
 	__type(value, u8);
-} scxk_offline_cpus SEC(".maps");
+} scxk_offline_cpus SEC(".maps") SCXK_SHARED;
 
 /* What the map holds per CPU: offline as ops.cpu_offline said (until ops.cpu_online), and
  * seen on its way offline by ops.dispatch (scxk_dispatching_cpu_leaving), a guess. */
@@ -72,7 +72,7 @@ static __always_inline bool scxk_cpu_told_offline(s32 cpu)
 }
 
 /* How many CPUs are told offline now: work needed only then may be skipped while it is 0. */
-static u32 scxk_nr_told_offline;
+u32 scxk_nr_told_offline SCXK_SHARED;
 
 static __always_inline void scxk_record_online(s32 cpu, bool online)
 {
@@ -337,7 +337,7 @@ static __always_inline bool scxk_only_cpu_left(struct task_struct *p, s32 cpu)
 #define SCXK_STRANDED_JIFFIES 10
 
 /* When a CPU last walked the queues for scxk_rescue_stranded, ns. */
-static u64 scxk_stranded_scan_ns;
+u64 scxk_stranded_scan_ns SCXK_SHARED;
 
 /* Whether the queues are due for scxk_rescue_stranded: one CPU looks at most once every
  * `interval_ns` (the time first: the look at every CPU's runqueue costs more), and some

@@ -23,6 +23,9 @@
 #ifndef __SCXKIT_KFUNCS_BPF_H
 #define __SCXKIT_KFUNCS_BPF_H
 
+#include "../vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
 #define SCXK_UNPAREN(...) __VA_ARGS__
 
 /* Declares `ret name(params)` as a weak kfunc and `bool name_usable(void)`. */

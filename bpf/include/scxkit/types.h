@@ -2,7 +2,9 @@
 #ifndef __SCXKIT_TYPES_H
 #define __SCXKIT_TYPES_H
 
-#ifndef __VMLINUX_H__
+#if defined(__bpf__)
+#include "../vmlinux.h"
+#elif !defined(__VMLINUX_H__)
 #include <stdint.h>
 typedef int32_t s32;
 typedef uint32_t u32;

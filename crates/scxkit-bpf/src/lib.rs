@@ -13,6 +13,7 @@
 
 pub mod backends;
 pub mod cli;
+pub mod clock;
 pub mod compat;
 pub mod docs;
 pub mod exit_info;

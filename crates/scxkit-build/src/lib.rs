@@ -3,13 +3,18 @@
 //! A scheduler's `build.rs` is one call, [`build_scheduler`]: it compiles
 //! `src/bpf/main.bpf.c` with clang into a libbpf-rs skeleton (`$OUT_DIR/bpf_skel.rs`) and
 //! turns `src/bpf/intf.h` into Rust types (`$OUT_DIR/intf.rs`), so `intf.h` stays the one
-//! definition of what BPF and Rust share.
+//! definition of what BPF and Rust share. A scheduler that outgrows one file adds more
+//! `src/bpf/*.bpf.c` units: each is compiled alone and all are linked into one object
+//! (libbpf's static linker), so the skeleton stays one.
 
 use anyhow::{bail, Context, Result};
 use libbpf_cargo::SkeletonBuilder;
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod units;
+pub use units::{bpf_units, build_linked_skeleton, compile_header_alone, headers_in};
 
 /// Clang versions tried in order when `SCXKIT_CLANG` is not set; the first found wins.
 const CLANG_CANDIDATES: &[&str] = &["clang-19", "clang"];
@@ -24,7 +29,12 @@ pub fn build_scheduler() -> Result<()> {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR")?);
     let bpf_dir = manifest.join("src/bpf");
     let out_dir = PathBuf::from(env::var("OUT_DIR")?);
-    build_skeleton(&bpf_dir.join("main.bpf.c"), &out_dir.join("bpf_skel.rs"))?;
+    let units = bpf_units(&bpf_dir)?;
+    let skeleton = out_dir.join("bpf_skel.rs");
+    match units.as_slice() {
+        [main] => build_skeleton(main, &skeleton)?,
+        _ => build_linked_skeleton(&units, &out_dir.join("bpf-units"), &skeleton)?,
+    }
     bindgen_header(&bpf_dir.join("intf.h"), &out_dir.join("intf.rs"))?;
     println!("cargo:rerun-if-changed={}", bpf_dir.display());
     Ok(())
@@ -33,24 +43,27 @@ pub fn build_scheduler() -> Result<()> {
 /// Compiles one BPF C file into a libbpf-rs skeleton.
 pub fn build_skeleton(source: &Path, output: &Path) -> Result<()> {
     let clang = find_clang()?;
-    let include = bpf_include_dir();
     let source_dir = source.parent().context("BPF source has no directory")?;
-    let args = [
-        format!("-I{}", include.display()),
+    SkeletonBuilder::new()
+        .source(source)
+        .clang(&clang)
+        .clang_args(clang_args(source_dir))
+        .build_and_generate(output)
+        .with_context(|| format!("compiling {} with {}", source.display(), clang.display()))?;
+    rerun_if_changed_dir(&bpf_include_dir());
+    Ok(())
+}
+
+/// What clang is given for every BPF unit, beside the target and libbpf's own headers.
+fn clang_args(source_dir: &Path) -> Vec<String> {
+    vec![
+        format!("-I{}", bpf_include_dir().display()),
         format!("-I{}", source_dir.display()),
         "-Wall".into(),
         "-Wno-compare-distinct-pointer-types".into(),
         "-Wno-unused-function".into(),
         "-mcpu=v3".into(),
-    ];
-    SkeletonBuilder::new()
-        .source(source)
-        .clang(&clang)
-        .clang_args(args)
-        .build_and_generate(output)
-        .with_context(|| format!("compiling {} with {}", source.display(), clang.display()))?;
-    rerun_if_changed_dir(&include);
-    Ok(())
+    ]
 }
 
 /// Turns a C header shared with BPF into Rust declarations.

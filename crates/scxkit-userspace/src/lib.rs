@@ -31,6 +31,8 @@ pub use opts::FrameworkOpts;
 pub use policy::{Decision, Dispatcher, KernelView, Policy, QueuedTask, Target};
 /// Upstream's option names, for a scheduler that shares its name with an upstream one.
 pub use scxkit_bpf::upstream;
+/// Weight of a nice-0 task, what [`QueuedTask`]'s weight is measured against.
+pub use scxkit::weight::NICE0_WEIGHT;
 
 use anyhow::Result;
 use scxkit::metrics::MetricDef;
@@ -80,4 +82,12 @@ pub fn run<P: Policy>(name: &'static str, opts: &FrameworkOpts, mut make_policy:
         let mut policy = make_policy(attempt.topology())?;
         session::run_once(name, opts, &mut policy, attempt)
     })
+}
+
+#[cfg(test)]
+mod weight_tests {
+    #[test]
+    fn rust_nice0_weight_is_the_bpf_one() {
+        assert_eq!(crate::NICE0_WEIGHT, crate::intf::SCXK_NICE0_WEIGHT);
+    }
 }

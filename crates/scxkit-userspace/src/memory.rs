@@ -96,15 +96,7 @@ pub fn process_cpu_s() -> f64 {
 }
 
 /// The kernel's monotonic clock in ns: the clock of bpf_ktime_get_ns().
-pub fn monotonic_ns() -> u64 {
-    // SAFETY: clock_gettime fills the struct it is given.
-    let ts = unsafe {
-        let mut ts: libc::timespec = std::mem::zeroed();
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
-        ts
-    };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
+pub use scxkit_bpf::clock::monotonic_ns;
 
 pub fn gettid() -> i32 {
     // SAFETY: no arguments, cannot fail.

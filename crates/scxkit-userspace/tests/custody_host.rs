@@ -35,11 +35,11 @@ struct task_ctx { u64 custody_seq; };
 static struct task_struct tasks[NR_TASKS];
 static struct task_ctx ctxs[NR_TASKS];
 static bool dispatched[NR_TASKS];
-static int task_ctxs, stats;
+static int task_ctxs;
 static const u64 fallback_slice_ns = 5000000;
 static u64 counters[USCHED_NR_STATS];
 
-static void scxk_count(void *map, u32 idx) { (void)map; counters[idx]++; }
+static void scxk_stat_inc(u32 idx) { counters[idx]++; }
 static u64 kernel_dsq(void) { return USCHED_KERNEL_DSQ; }
 static u64 fallback_dsq(struct task_struct *p) { (void)p; return kernel_dsq(); }
 static void *bpf_task_storage_get(void *map, struct task_struct *p, void *v, u64 flags)

@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod procstat;
 pub mod ravg;
 pub mod topology;
+pub mod weight;
 
 pub use cpumask::Cpumask;
 pub use topology::{CoreType, Topology};

@@ -9,7 +9,7 @@ use scxkit_userspace::KernelView;
 use std::collections::{BTreeMap, HashMap};
 
 /// Weight of a nice-0 task.
-const WEIGHT_NICE0: u64 = 100;
+const WEIGHT_NICE0: u64 = scxkit_userspace::NICE0_WEIGHT as u64;
 /// The switch rate is averaged over periods of at least this long, ns.
 const RATE_PERIOD_NS: u64 = 100_000_000;
 /// Tasks not seen for this long are forgotten, ns.

@@ -33,13 +33,7 @@ pub struct TaskView {
     pub last_ran_ns: u64,
 }
 
-/// CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns().
-pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
+pub use scxkit_bpf::clock::monotonic_ns;
 
 pub fn ravg_of(r: &crate::intf::scxk_ravg) -> Ravg {
     Ravg { val: r.val, cur: r.cur, period: r.period, amount: r.amount, last_ns: r.last_ns }
@@ -73,7 +67,7 @@ pub fn read_dom_loads(map: &dyn MapCore, nr_doms: usize, now_ns: u64, half_life_
             let bytes = map.lookup(&dom.to_ne_bytes(), MapFlags::ANY)?.unwrap_or_default();
             let stat = from_bytes::<dom_stat>(&bytes).with_context(|| format!("domain {dom}'s load"))?;
             let fixed = ravg_of(&stat.load).read(now_ns, half_life_ns);
-            Ok(fixed as f64 / RAVG_ONE as f64 / crate::intf::RUSTY_WEIGHT_NICE0 as f64)
+            Ok(fixed as f64 / RAVG_ONE as f64 / f64::from(scxkit::weight::NICE0_WEIGHT))
         })
         .collect()
 }

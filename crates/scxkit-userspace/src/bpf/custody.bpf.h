@@ -15,6 +15,11 @@
 #ifndef __USCHED_CUSTODY_BPF_H
 #define __USCHED_CUSTODY_BPF_H
 
+/* On the host, tests/custody_host.rs includes this header after stubs of what it uses. */
+#ifdef __bpf__
+#include "state.bpf.h"
+#endif
+
 struct task_struct *bpf_task_from_pid(s32 pid) __ksym;
 void bpf_task_release(struct task_struct *p) __ksym;
 
@@ -90,7 +95,7 @@ static enum custody_head custody_recycle_head(void)
 	if (!bpf_map_push_elem(&custody, &e, 0))
 		return CUSTODY_REQUEUED;
 	custody_free_place();
-	scxk_count(&stats, USCHED_STAT_CUSTODY_LOST);
+	scxk_stat_inc(USCHED_STAT_CUSTODY_LOST);
 	return CUSTODY_LOST;
 }
 
@@ -116,14 +121,14 @@ static bool custody_add(s32 pid, u64 seq)
 	if (!custody_take_place()) {
 		custody_compact();
 		if (!custody_take_place()) {
-			scxk_count(&stats, USCHED_STAT_CUSTODY_FULL);
+			scxk_stat_inc(USCHED_STAT_CUSTODY_FULL);
 			return false;
 		}
 	}
 	if (!bpf_map_push_elem(&custody, &e, 0))
 		return true;
 	custody_free_place();
-	scxk_count(&stats, USCHED_STAT_CUSTODY_LOST);
+	scxk_stat_inc(USCHED_STAT_CUSTODY_LOST);
 	return false;
 }
 
@@ -158,7 +163,7 @@ static void custody_sweep(void)
 		if (tctx)
 			tctx->custody_seq = 0;
 		scx_bpf_dsq_insert(p, fallback_dsq(p), fallback_slice_ns, 0);
-		scxk_count(&stats, USCHED_STAT_FALLBACK);
+		scxk_stat_inc(USCHED_STAT_FALLBACK);
 		bpf_task_release(p);
 	}
 }

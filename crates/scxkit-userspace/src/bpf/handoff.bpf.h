@@ -5,6 +5,11 @@
 #ifndef __USCHED_HANDOFF_BPF_H
 #define __USCHED_HANDOFF_BPF_H
 
+#include <scxkit/context.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include "state.bpf.h"
+#include "custody.bpf.h"
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, USCHED_RING_BYTES);
@@ -98,11 +103,11 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 	tctx->run_ns = 0;
 	tctx->custody_seq = tctx->enq_seq;
 	if (may_wait)
-		scxk_count(&stats, USCHED_STAT_DEFERRED);
+		scxk_stat_inc(USCHED_STAT_DEFERRED);
 	/* Counted before the commit: a message without a wakeup is then always seen unread. */
 	earlier_unread = __sync_fetch_and_add(&nr_sent, 1) != user_received;
 	bpf_ringbuf_submit(msg, wakeup_flags(may_wait, earlier_unread));
-	scxk_count(&stats, USCHED_STAT_SENT);
+	scxk_stat_inc(USCHED_STAT_SENT);
 	return true;
 }
 
@@ -122,7 +127,7 @@ static void nudge_user(void)
 	msg->flags = USCHED_MSG_NUDGE;
 	nudge_pending = 1;
 	bpf_ringbuf_submit(msg, wakeup_flags(false, messages_unread()));
-	scxk_count(&stats, USCHED_STAT_NUDGE);
+	scxk_stat_inc(USCHED_STAT_NUDGE);
 }
 
 /* An idle CPU p may use, claimed, or -1. One claimed but offline, or guessed to be leaving,
@@ -148,7 +153,7 @@ static void apply_decision(const struct usched_decision *d)
 	s32 cpu = d->cpu;
 
 	if (!p) {
-		scxk_count(&stats, USCHED_STAT_CANCELLED);
+		scxk_stat_inc(USCHED_STAT_CANCELLED);
 		return;
 	}
 	tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
@@ -158,7 +163,7 @@ static void apply_decision(const struct usched_decision *d)
 	}
 	if (cpu != USCHED_ANY_CPU && (cpu < 0 || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
 				      scxk_cpu_offline(cpu))) {
-		scxk_count(&stats, USCHED_STAT_REPLACED);
+		scxk_stat_inc(USCHED_STAT_REPLACED);
 		cpu = USCHED_ANY_CPU;
 	}
 	/* A task preempted with migration disabled can only go back to its CPU; so can one
@@ -175,7 +180,7 @@ static void apply_decision(const struct usched_decision *d)
 		scx_bpf_dsq_insert_vtime(p, shared_dsq(), d->slice_ns, d->vtime, 0);
 	else
 		scx_bpf_dsq_insert(p, shared_dsq(), d->slice_ns, 0);
-	scxk_count(&stats, USCHED_STAT_USER);
+	scxk_stat_inc(USCHED_STAT_USER);
 	bpf_task_release(p);
 }
 

@@ -6,6 +6,7 @@
 #define __SCXK_USCHED_INTF_H
 
 #include <scxkit/types.h>
+#include <scxkit/weight.h>
 
 enum usched_consts {
 	/* Decisions for "any CPU" wait here, ordered by the vtime the policy gave. */
@@ -33,8 +34,6 @@ enum usched_consts {
 	USCHED_DEFER_MAX_US = 1000,
 	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */
 	USCHED_WATCH_INTERVAL_MS = 50,
-	/* Weight of a nice-0 task in sched_ext (p->scx.weight). */
-	USCHED_WEIGHT_NICE0 = 100,
 	/* usched_task.flags: not a task, only a wake-up call for the policy (it holds tasks
 	 * while a CPU went idle). */
 	USCHED_MSG_NUDGE = 1,
@@ -46,7 +45,7 @@ struct usched_task {
 	/* The CPU it last ran on. */
 	s32 prev_cpu;
 	u32 nr_cpus_allowed;
-	/* p->scx.weight: 100 for nice 0. */
+	/* p->scx.weight: SCXK_NICE0_WEIGHT for nice 0. */
 	u32 weight;
 	/* Which enqueue this is: a decision must quote it, a later enqueue makes it stale. */
 	u64 enq_seq;

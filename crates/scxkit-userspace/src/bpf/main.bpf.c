@@ -15,9 +15,9 @@
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
-#include <scxkit/exit_info.bpf.h>
 #include <scxkit/hotplug.bpf.h>
 #include <scxkit/context.bpf.h>
+#include <scxkit/ops.bpf.h>
 #include "intf.h"
 #include "state.bpf.h"
 #include "custody.bpf.h"
@@ -32,12 +32,6 @@ static __always_inline bool comm_starts_with(const struct task_struct *p, const 
 		if (p->comm[i] != prefix[i])
 			return false;
 	return true;
-}
-
-/* Threads BPF dispatches directly: bound to one CPU, or reclaiming memory. */
-static __always_inline bool is_percpu_kthread(const struct task_struct *p)
-{
-	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1;
 }
 
 static __always_inline bool is_reclaim_kthread(const struct task_struct *p)
@@ -61,7 +55,7 @@ s32 BPF_STRUCT_OPS(usched_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 		return cpu;
 	if (is_idle && idle_bypass && user_backlog() == 0) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, bypass_slice(p), 0);
-		scxk_count(&stats, USCHED_STAT_IDLE);
+		scxk_stat_inc(USCHED_STAT_IDLE);
 	}
 	return cpu;
 }
@@ -76,24 +70,24 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 		/* Ahead of everything on its CPU: every other task waits for its decisions. */
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, USCHED_SELF_SLICE_US * 1000ULL,
 				   enq_flags | SCX_ENQ_HEAD | SCX_ENQ_PREEMPT);
-		scxk_count(&stats, USCHED_STAT_SELF);
+		scxk_stat_inc(USCHED_STAT_SELF);
 	} else if (p->tgid == policy_tgid) {
 		/* The policy's other threads (stats, exporters, signals): one may hold a lock the
 		 * loop needs, so none of them waits for a decision of that loop. */
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, fallback_slice_ns, enq_flags);
-		scxk_count(&stats, USCHED_STAT_SELF);
-	} else if (is_percpu_kthread(p)) {
+		scxk_stat_inc(USCHED_STAT_SELF);
+	} else if (scxk_is_per_cpu_kthread(p)) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, fallback_slice_ns, enq_flags);
-		scxk_count(&stats, USCHED_STAT_KTHREAD);
+		scxk_stat_inc(USCHED_STAT_KTHREAD);
 	} else if (is_reclaim_kthread(p)) {
 		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, enq_flags);
-		scxk_count(&stats, USCHED_STAT_KTHREAD);
+		scxk_stat_inc(USCHED_STAT_KTHREAD);
 	} else if (!tctx || fallback_active(bpf_ktime_get_ns())) {
 		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, enq_flags);
-		scxk_count(&stats, USCHED_STAT_FALLBACK);
+		scxk_stat_inc(USCHED_STAT_FALLBACK);
 	} else if (!send_to_user(p, tctx, enq_flags)) {
 		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, enq_flags);
-		scxk_count(&stats, USCHED_STAT_CONGESTION);
+		scxk_stat_inc(USCHED_STAT_CONGESTION);
 	}
 }
 
@@ -143,7 +137,7 @@ void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 
-	stat_set(USCHED_STAT_RUNNING, 1);
+	scxk_stat_set(USCHED_STAT_RUNNING, 1);
 	if (!tctx)
 		return;
 	tctx->started_ns = bpf_ktime_get_ns();
@@ -157,7 +151,7 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 	u64 ran_ns;
 
-	stat_set(USCHED_STAT_RUNNING, 0);
+	scxk_stat_set(USCHED_STAT_RUNNING, 0);
 	if (!tctx || !tctx->started_ns)
 		return;
 	ran_ns = bpf_ktime_get_ns() - tctx->started_ns;
@@ -236,22 +230,5 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
 	return watch_timer_start();
 }
 
-void BPF_STRUCT_OPS(usched_exit, struct scx_exit_info *ei)
-{
-	scxk_record_exit(ei);
-}
-
-SEC(".struct_ops.link")
-struct sched_ext_ops usched_ops = {
-	.select_cpu = (void *)usched_select_cpu,
-	.enqueue = (void *)usched_enqueue,
-	.dispatch = (void *)usched_dispatch,
-	.dequeue = (void *)usched_dequeue,
-	.running = (void *)usched_running,
-	.stopping = (void *)usched_stopping,
-	.cpu_online = (void *)usched_cpu_online,
-	.cpu_offline = (void *)usched_cpu_offline,
-	.init = (void *)usched_init,
-	.exit = (void *)usched_exit,
-	.name = "usched",
-};
+SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, running, stopping, cpu_online,
+	 cpu_offline, init);

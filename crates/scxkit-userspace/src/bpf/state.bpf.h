@@ -5,6 +5,13 @@
 #ifndef __USCHED_STATE_BPF_H
 #define __USCHED_STATE_BPF_H
 
+#include <scxkit/common.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include <scxkit/stats.bpf.h>
+#include <scxkit/task_storage.bpf.h>
+#include <scxkit/weight.h>
+#include "intf.h"
+
 /* Set by userspace before load. */
 RODATA s32 policy_tid;			/* the thread that runs the policy's loop */
 RODATA s32 policy_tgid;			/* its process: stats and exporter threads too */
@@ -48,31 +55,13 @@ struct task_ctx {
 	u64 vtime;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct task_ctx);
-} task_ctxs SEC(".maps");
+SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, USCHED_NR_STATS);
-	__type(key, u32);
-	__type(value, u64);
-} stats SEC(".maps");
+SCXK_STATS(USCHED_NR_STATS)
 
 static __always_inline struct task_ctx *task_ctx(struct task_struct *p)
 {
 	return bpf_task_storage_get(&task_ctxs, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-}
-
-static __always_inline void stat_set(u32 idx, u64 value)
-{
-	u64 *slot = bpf_map_lookup_elem(&stats, &idx);
-
-	if (slot)
-		*slot = value;
 }
 
 /* On builds without user queues (see kfuncs.bpf.h) both queues are the built-in global one. */
@@ -101,8 +90,8 @@ static __always_inline u64 fallback_dsq(const struct task_struct *p)
 /* The bypass slice for p: as the policy's for nice 0, shorter in proportion to a lighter weight. */
 static __always_inline u64 bypass_slice(const struct task_struct *p)
 {
-	u64 weight = p->scx.weight < USCHED_WEIGHT_NICE0 ? p->scx.weight : USCHED_WEIGHT_NICE0;
-	u64 slice = bypass_slice_ns * weight / USCHED_WEIGHT_NICE0;
+	u64 weight = p->scx.weight < SCXK_NICE0_WEIGHT ? p->scx.weight : SCXK_NICE0_WEIGHT;
+	u64 slice = bypass_slice_ns * weight / SCXK_NICE0_WEIGHT;
 
 	return slice > USCHED_MIN_SLICE_US * 1000ULL ? slice : USCHED_MIN_SLICE_US * 1000ULL;
 }

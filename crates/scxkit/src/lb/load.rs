@@ -10,8 +10,8 @@ use crate::infeasible::{adjust_weights, TaskLoad};
 
 /// Load of a nice-0 task (weight 100) that is runnable all the time.
 pub const LOAD_NICE0_BUSY: u64 = 1024;
-/// Weight of a nice-0 task (sched_ext's p->scx.weight).
-pub const WEIGHT_NICE0: f64 = 100.0;
+/// Weight of a nice-0 task (sched_ext's p->scx.weight), as a float for the load arithmetic.
+pub const WEIGHT_NICE0: f64 = crate::weight::NICE0_WEIGHT as f64;
 
 /// Loads of `tasks` (weights and duty cycles in [0, 1]) on `nr_cpus` CPUs: duty x
 /// [`LOAD_NICE0_BUSY`] when not `fully_utilized`, else duty x adjusted weight / 100 x

@@ -7,6 +7,18 @@
 #ifndef __BPFLAND_IDLE_BPF_H
 #define __BPFLAND_IDLE_BPF_H
 
+#include <scxkit/cpumask.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include "counters.bpf.h"
+#include "task.bpf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u64 overflow_delay_ns = BPFLAND_OVERFLOW_DELAY_DEFAULT_US * 1000ULL;
+RODATA u32 nr_cpus = 1;
+RODATA bool primary_all = true;
+RODATA u64 primary_cpus[BPFLAND_MAX_CPUS / 64];
+RODATA u64 online_cpus[BPFLAND_MAX_CPUS / 64];
+
 struct cpu_ctx {
 	/* When the CPU last left idle, ns; 0 while idle. */
 	u64 busy_since_ns;
@@ -148,9 +160,9 @@ static __always_inline s32 pick_idle_cpu(struct task_struct *p, s32 prev_cpu, u6
  * domain. */
 static __always_inline void count_dispatch(enum bpfland_stat_idx path, s32 cpu)
 {
-	scxk_count(&stats, path);
+	scxk_stat_inc(path);
 	if (!in_primary(cpu))
-		scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
+		scxk_stat_inc(BPFLAND_STAT_OVERFLOW);
 }
 
 /* Where a waking task should run: an idle primary CPU, else, when the primary domain is

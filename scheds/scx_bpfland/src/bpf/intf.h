@@ -39,8 +39,6 @@ enum bpfland_consts {
 	/* Tasks queued this long with no CPU taking any: CPUs outside the primary domain take
 	 * them (see queues_unserved). */
 	BPFLAND_UNSERVED_MS = 100,
-	/* Weight of a nice-0 task (p->scx.weight). */
-	BPFLAND_WEIGHT_NICE0 = 100,
 	/* A task's run since it last slept counts in its deadline up to this many
 	 * --slice-lag-us (task_deadline), and at most BPFLAND_RUN_CAP_MAX_MS: a large lag
 	 * would otherwise let each new process of a chain run alone for seconds. */

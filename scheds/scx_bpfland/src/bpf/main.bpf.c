@@ -9,35 +9,19 @@
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
-#include <scxkit/exit_info.bpf.h>
 #include <scxkit/hotplug.bpf.h>
 #include <scxkit/context.bpf.h>
+#include <scxkit/ops.bpf.h>
 #include "intf.h"
 
-/* Written by userspace before load; the defaults live in intf.h. */
-RODATA u64 slice_ns = BPFLAND_SLICE_DEFAULT_US * 1000ULL;
-RODATA u64 slice_min_ns = BPFLAND_SLICE_MIN_DEFAULT_US * 1000ULL;
-RODATA u64 slice_lag_ns = BPFLAND_SLICE_LAG_DEFAULT_US * 1000ULL;
-RODATA u64 run_cap_ns = BPFLAND_RUN_CAP_MAX_MS * NSEC_PER_MSEC;
-RODATA u64 nvcsw_threshold = BPFLAND_NVCSW_THRESHOLD_DEFAULT;
-RODATA u64 overflow_delay_ns = BPFLAND_OVERFLOW_DELAY_DEFAULT_US * 1000ULL;
-RODATA bool local_kthreads;
-RODATA bool preempt_enabled = true;
-RODATA u32 nr_cpus = 1;
-RODATA bool primary_all = true;
-RODATA u64 primary_cpus[BPFLAND_MAX_CPUS / 64];
-RODATA u64 online_cpus[BPFLAND_MAX_CPUS / 64];
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, BPFLAND_NR_STATS);
-	__type(key, u32);
-	__type(value, u64);
-} stats SEC(".maps");
-
+#include "counters.bpf.h"
 #include "task.bpf.h"
 #include "idle.bpf.h"
 #include "queue.bpf.h"
+
+/* Written by userspace before load. */
+RODATA bool local_kthreads;
+RODATA bool preempt_enabled = true;
 
 s32 BPF_STRUCT_OPS(bpfland_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
@@ -94,10 +78,10 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 	bool may_preempt, unseen_from_task;
 	s32 cpu;
 
-	scxk_count(&stats, BPFLAND_STAT_ENQUEUE);
+	scxk_stat_inc(BPFLAND_STAT_ENQUEUE);
 	if (!tctx) {
 		/* No state (it could not be allocated): still run the task, as a regular one. */
-		scxk_count(&stats, BPFLAND_STAT_REGULAR);
+		scxk_stat_inc(BPFLAND_STAT_REGULAR);
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_ns, enq_flags);
 		return;
 	}
@@ -107,8 +91,8 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 			   (enq_flags & SCX_ENQ_WAKEUP);
 	tctx->wake_preempt = BPFLAND_WAKE_UNSEEN;
 
-	if (local_kthreads && is_per_cpu_kthread(p)) {
-		scxk_count(&stats, BPFLAND_STAT_KTHREAD);
+	if (local_kthreads && scxk_is_per_cpu_kthread(p)) {
+		scxk_stat_inc(BPFLAND_STAT_KTHREAD);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, tctx->slice_ns, enq_flags);
 		return;
 	}
@@ -117,7 +101,7 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		cpu = scx_bpf_task_cpu(p);
 		if (!bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
 			cpu = bpf_cpumask_any_distribute(p->cpus_ptr);
-		scxk_count(&stats, BPFLAND_STAT_PINNED);
+		scxk_stat_inc(BPFLAND_STAT_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, tctx->slice_ns, enq_flags);
 		/* Wake the CPU, or it may sleep through the insert until its next interrupt
 		 * (tickless): another CPU idle there, or this one when p was its last task
@@ -156,7 +140,7 @@ void BPF_STRUCT_OPS(bpfland_dispatch, s32 cpu, struct task_struct *prev)
 		return;
 	if (consume(cpu)) {
 		if (!in_primary(cpu) && !primary_everywhere())
-			scxk_count(&stats, BPFLAND_STAT_OVERFLOW);
+			scxk_stat_inc(BPFLAND_STAT_OVERFLOW);
 		return;
 	}
 	/* Nothing else to run: the previous task goes on with a fresh slice. It keeps the CPU
@@ -311,30 +295,9 @@ void BPF_STRUCT_OPS(bpfland_dump, struct scx_dump_ctx *dctx)
 	}
 }
 
-void BPF_STRUCT_OPS(bpfland_exit, struct scx_exit_info *ei)
-{
-	scxk_record_exit(ei);
-}
-
-SEC(".struct_ops.link")
-struct sched_ext_ops bpfland_ops = {
-	.select_cpu = (void *)bpfland_select_cpu,
-	.enqueue = (void *)bpfland_enqueue,
-	.dispatch = (void *)bpfland_dispatch,
-	.running = (void *)bpfland_running,
-	.stopping = (void *)bpfland_stopping,
-	.update_idle = (void *)bpfland_update_idle,
-	.cpu_online = (void *)bpfland_cpu_online,
-	.cpu_offline = (void *)bpfland_cpu_offline,
-	.enable = (void *)bpfland_enable,
-	.init_task = (void *)bpfland_init_task,
-	.exit_task = (void *)bpfland_exit_task,
-	.init = (void *)bpfland_init,
-	.dump = (void *)bpfland_dump,
-	.exit = (void *)bpfland_exit,
-	/* Keep the kernel's idle tracking: scx_bpf_select_cpu_and() relies on it. Have the last
-	 * runnable task of a CPU go through enqueue rather than keep the CPU: that is how a task
-	 * left outside the primary domain comes back once the primary domain frees up. */
-	.flags = SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST,
-	.name = "bpfland",
-};
+/* Keep the kernel's idle tracking: scx_bpf_select_cpu_and() relies on it. Have the last
+ * runnable task of a CPU go through enqueue rather than keep the CPU: that is how a task left
+ * outside the primary domain comes back once the primary domain frees up. */
+SCXK_OPS(bpfland, SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST, select_cpu, enqueue, dispatch,
+	 running, stopping, update_idle, cpu_online, cpu_offline, enable, init_task, exit_task,
+	 init, dump);

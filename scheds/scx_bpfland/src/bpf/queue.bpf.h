@@ -7,10 +7,11 @@
 #ifndef __BPFLAND_QUEUE_BPF_H
 #define __BPFLAND_QUEUE_BPF_H
 
-static __always_inline bool is_per_cpu_kthread(const struct task_struct *p)
-{
-	return (p->flags & PF_KTHREAD) && p->nr_cpus_allowed == 1;
-}
+#include <scxkit/context.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include "counters.bpf.h"
+#include "idle.bpf.h"
+#include "task.bpf.h"
 
 /* Whether `cpu` runs a regular task p may preempt, in the primary domain or anywhere when
  * `anywhere` (the primary domain is saturated). A remote victim must also have had the
@@ -165,7 +166,7 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 	/* The wait starts now if none was under way (the queue counts only asked for then). */
 	bool wait_starts = !waiting_since_ns || queues_empty();
 
-	scxk_count(&stats, tctx->interactive ? BPFLAND_STAT_INTERACTIVE : BPFLAND_STAT_REGULAR);
+	scxk_stat_inc(tctx->interactive ? BPFLAND_STAT_INTERACTIVE : BPFLAND_STAT_REGULAR);
 	if (!scx_bpf_create_dsq_usable()) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice,
 				   enq_flags | (tctx->interactive ? SCX_ENQ_HEAD : 0));
@@ -266,7 +267,7 @@ static __always_inline bool move_long_waiting(s32 cpu, u64 now)
 		if (!scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
 			return false;
 		cut_to_min_slice(p);
-		scxk_count(&stats, BPFLAND_STAT_LONG_WAIT);
+		scxk_stat_inc(BPFLAND_STAT_LONG_WAIT);
 		return true;
 	}
 	return false;

@@ -5,12 +5,18 @@
 #ifndef __BPFLAND_TASK_BPF_H
 #define __BPFLAND_TASK_BPF_H
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct task_ctx);
-} task_ctxs SEC(".maps");
+#include <scxkit/task_storage.bpf.h>
+#include <scxkit/vtime.bpf.h>
+#include "intf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u64 slice_ns = BPFLAND_SLICE_DEFAULT_US * 1000ULL;
+RODATA u64 slice_min_ns = BPFLAND_SLICE_MIN_DEFAULT_US * 1000ULL;
+RODATA u64 slice_lag_ns = BPFLAND_SLICE_LAG_DEFAULT_US * 1000ULL;
+RODATA u64 run_cap_ns = BPFLAND_RUN_CAP_MAX_MS * NSEC_PER_MSEC;
+RODATA u64 nvcsw_threshold = BPFLAND_NVCSW_THRESHOLD_DEFAULT;
+
+SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
 /* The largest vruntime of a task that started running: the queues' "now". */
 static u64 vtime_now;
@@ -59,7 +65,7 @@ static __always_inline u64 task_deadline(const struct task_struct *p, struct tas
 {
 	u64 exec_ns = tctx->exec_ns < run_cap_ns ? tctx->exec_ns : run_cap_ns;
 
-	return task_vtime(tctx) + exec_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight;
+	return task_vtime(tctx) + scxk_vtime_of(p, exec_ns);
 }
 
 static __always_inline s64 clamp_lag(s64 ns)
@@ -123,7 +129,7 @@ static __always_inline void task_charge(struct task_struct *p, struct task_ctx *
 		tctx->start_ns = now;
 		return;
 	}
-	tctx->vtime += used_ns * BPFLAND_WEIGHT_NICE0 / p->scx.weight;
+	tctx->vtime += scxk_vtime_of(p, used_ns);
 	tctx->runtime_ns += used_ns;
 	tctx->exec_ns += used_ns;
 	tctx->carry_ns = clamp_lag((s64)tctx->slice_ns - (s64)used_ns);

@@ -6,6 +6,18 @@
 #ifndef __RUSTY_DOMAIN_BPF_H
 #define __RUSTY_DOMAIN_BPF_H
 
+#include <scxkit/common.bpf.h>
+#include <scxkit/cpumask.bpf.h>
+#include <scxkit/hotplug.bpf.h>
+#include "intf.h"
+
+/* The topology, written by userspace before load. */
+RODATA u32 nr_cpus = 1;
+RODATA u32 nr_doms = 1;
+RODATA u32 cpu_doms[RUSTY_MAX_CPUS];
+RODATA u32 dom_nodes[RUSTY_MAX_DOMS];
+RODATA u64 dom_cpus[RUSTY_MAX_DOMS][RUSTY_MAX_CPUS / 64];
+
 struct dom_mask_slot {
 	struct bpf_cpumask __kptr *cpus;
 };
@@ -16,48 +28,6 @@ struct {
 	__type(key, u32);
 	__type(value, struct dom_mask_slot);
 } dom_masks SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RUSTY_MAX_TASKS);
-	__type(key, s32);
-	__type(value, struct task_ctx);
-} task_ctxs SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RUSTY_MAX_TASKS);
-	__type(key, s32);
-	__type(value, struct lb_request);
-} lb_requests SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct tune_input);
-} tune SEC(".maps");
-
-static __always_inline struct task_ctx *task_ctx_get(const struct task_struct *p)
-{
-	s32 pid = p->pid;
-
-	return bpf_map_lookup_elem(&task_ctxs, &pid);
-}
-
-static __always_inline struct tune_input *tune_get(void)
-{
-	u32 key = 0;
-
-	return bpf_map_lookup_elem(&tune, &key);
-}
-
-static __always_inline u64 current_slice_ns(void)
-{
-	struct tune_input *t = tune_get();
-
-	return t && t->slice_ns ? t->slice_ns : initial_slice_ns;
-}
 
 static __always_inline const struct cpumask *dom_cpumask(u32 dom)
 {

@@ -15,16 +15,32 @@
 #ifndef __RUSTY_HOME_BPF_H
 #define __RUSTY_HOME_BPF_H
 
+#include "clock.bpf.h"
+#include "counters.bpf.h"
+#include "domain.bpf.h"
+#include "load.bpf.h"
+#include "task.bpf.h"
+#include "tune.bpf.h"
+
+/* The balancer's move requests, keyed by pid: read and removed at the task's next wakeup
+ * or enqueue after a pass. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RUSTY_MAX_TASKS);
+	__type(key, s32);
+	__type(value, struct lb_request);
+} lb_requests SEC(".maps");
+
 /* Makes `dom` the task's home. Its weight follows when it is runnable, and it starts in
  * the new queue at that domain's vruntime: neither credit nor debt from the old one. */
 static __always_inline void set_home(struct task_struct *p, struct task_ctx *tctx, u32 dom, u64 now)
 {
-	struct dom_stat *ds = dom_stat_get(dom);
+	u64 *clock = dom_clock_get(dom);
 
 	tctx->dom = dom;
 	load_follow_home(tctx, now);
-	if (ds)
-		scxk_set_dsq_vtime(p, ds->vtime_now);
+	if (clock)
+		scxk_set_dsq_vtime(p, *clock);
 }
 
 /* Applies the balancer's request for p, if its latest pass made one; true when p moved. */
@@ -43,10 +59,10 @@ static __always_inline bool apply_lb_request(struct task_struct *p, struct task_
 		return false;
 	if (req->dom < nr_doms && dom_in(tctx->dom_mask, req->dom)) {
 		set_home(p, tctx, req->dom, now);
-		scxk_count(&stats, req->level == 1 ? RUSTY_STAT_MOVE_APPLIED_NODE : RUSTY_STAT_MOVE_APPLIED_DOMAIN);
+		scxk_stat_inc(req->level == 1 ? RUSTY_STAT_MOVE_APPLIED_NODE : RUSTY_STAT_MOVE_APPLIED_DOMAIN);
 		moved = true;
 	} else {
-		scxk_count(&stats, RUSTY_STAT_MOVE_REFUSED);
+		scxk_stat_inc(RUSTY_STAT_MOVE_REFUSED);
 	}
 	bpf_map_delete_elem(&lb_requests, &pid);
 	return moved;
@@ -60,7 +76,7 @@ static __always_inline void refresh_home(struct task_struct *p, struct task_ctx 
 	apply_lb_request(p, tctx, now);
 	if (!dom_in(tctx->dom_mask, tctx->dom)) {
 		set_home(p, tctx, pick_home(tctx->dom_mask, scx_bpf_task_cpu(p)), now);
-		scxk_count(&stats, RUSTY_STAT_REHOME_AFFINITY);
+		scxk_stat_inc(RUSTY_STAT_REHOME_AFFINITY);
 	}
 	/* The CPUs of its domain that it may use went offline: left there, it would wait for
 	 * another domain's CPU to take it each time it wakes (a task allowed on CPUs 1 and 3,

@@ -4,6 +4,7 @@
 
 #include <scxkit/types.h>
 #include <scxkit/ravg.h>
+#include <scxkit/weight.h>
 
 enum rusty_consts {
 	/* Largest CPU count supported (size of the per-domain bitmaps). */
@@ -21,8 +22,6 @@ enum rusty_consts {
 	RUSTY_GREEDY_THRESHOLD_DEFAULT = 1,
 	/* The longest slice of a task taken out of vruntime order (take_long_waiting), us. */
 	RUSTY_LONG_WAIT_SLICE_US = 1000,
-	/* Weight of a nice-0 task (p->scx.weight). */
-	RUSTY_WEIGHT_NICE0 = 100,
 	/* task_ctx.load_dom while the task is not runnable. */
 	RUSTY_NO_DOM = RUSTY_MAX_DOMS,
 	/* Balancing levels a move request may name: 1 = between nodes, 2 = between the
@@ -100,11 +99,10 @@ struct task_ctx {
 };
 
 /* Per-domain load, read by userspace: the sum of the weights of its runnable tasks as a
- * decaying average (a nice-0 task runnable all the time adds 100 x SCXK_RAVG_ONE). */
+ * decaying average (a nice-0 task runnable all the time adds SCXK_NICE0_WEIGHT x
+ * SCXK_RAVG_ONE). */
 struct dom_stat {
 	struct scxk_ravg load;
-	/* The largest vruntime of a task of this domain that started running. */
-	u64 vtime_now;
 };
 
 /* Written by userspace: the tuner's decisions and the balancer's sequence number. */

@@ -7,6 +7,12 @@
 #ifndef __RUSTY_LOAD_BPF_H
 #define __RUSTY_LOAD_BPF_H
 
+#include <scxkit/common.bpf.h>
+#include "intf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u64 load_half_life_ns = 1000000000ULL;
+
 struct dom_lock {
 	struct bpf_spin_lock lock;
 };

@@ -2,40 +2,24 @@
  * scx_rusty: one scheduling domain per LLC (or per cache level, or per given cpumask),
  * grouped by NUMA node, with load balancing decided in userspace.
  *
- * BPF places and queues tasks within their home domain (place.bpf.h, queue.bpf.h), keeps
- * each task's duty cycle and each domain's load (load.bpf.h), and applies the homes that
- * userspace's balancer and the affinity dictate (home.bpf.h, domain.bpf.h). Userspace reads
- * the loads every --interval, moves tasks between nodes then between domains, and tunes the
- * slice and the greedy domain sets every --tune-interval. This file holds the callbacks.
+ * BPF places and queues tasks within their home domain (place.bpf.h, queue.bpf.h) by
+ * each domain's vruntime clock (clock.bpf.h), keeps each task's duty cycle and each
+ * domain's load (load.bpf.h), and applies the homes that userspace's balancer and the
+ * affinity dictate (home.bpf.h, domain.bpf.h). Userspace reads the loads every --interval,
+ * moves tasks between nodes then between domains, and tunes the slice and the greedy domain
+ * sets every --tune-interval (tune.bpf.h). This file holds the callbacks.
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
-#include <scxkit/exit_info.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/ops.bpf.h>
 #include "intf.h"
-
-/* Written by userspace before load; the defaults live in intf.h. */
-RODATA u32 nr_cpus = 1;
-RODATA u32 nr_doms = 1;
-RODATA u32 cpu_doms[RUSTY_MAX_CPUS];
-RODATA u32 dom_nodes[RUSTY_MAX_DOMS];
-RODATA u64 dom_cpus[RUSTY_MAX_DOMS][RUSTY_MAX_CPUS / 64];
-RODATA u64 initial_slice_ns = RUSTY_SLICE_UNDERUTIL_DEFAULT_US * 1000ULL;
-RODATA u64 load_half_life_ns = 1000000000ULL;
-RODATA u32 greedy_threshold = RUSTY_GREEDY_THRESHOLD_DEFAULT;
-RODATA u32 greedy_threshold_x_numa;
-RODATA bool direct_greedy_numa;
-RODATA bool fifo;
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RUSTY_NR_STATS);
-	__type(key, u32);
-	__type(value, u64);
-} stats SEC(".maps");
-
+#include "counters.bpf.h"
+#include "task.bpf.h"
+#include "tune.bpf.h"
 #include "domain.bpf.h"
 #include "load.bpf.h"
+#include "clock.bpf.h"
 #include "home.bpf.h"
 #include "place.bpf.h"
 #include "queue.bpf.h"
@@ -62,7 +46,7 @@ s32 BPF_STRUCT_OPS(rusty_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wa
 	    dom_waited_unserved(cpu_dom(cpu), bpf_ktime_get_ns()))
 		return cpu;
 	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, current_slice_ns(), 0);
-	scxk_count(&stats, path);
+	scxk_stat_inc(path);
 	return cpu;
 }
 
@@ -83,9 +67,9 @@ void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 	struct task_ctx *tctx = task_ctx_get(p);
 	u64 slice = current_slice_ns();
 
-	scxk_count(&stats, RUSTY_STAT_ENQUEUE);
+	scxk_stat_inc(RUSTY_STAT_ENQUEUE);
 	if (!tctx) {
-		scxk_count(&stats, RUSTY_STAT_QUEUED);
+		scxk_stat_inc(RUSTY_STAT_QUEUED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice, enq_flags);
 		keep_last_task(p, enq_flags, cpu_dom(scx_bpf_task_cpu(p)));
 		return;
@@ -98,7 +82,7 @@ void BPF_STRUCT_OPS(rusty_enqueue, struct task_struct *p, u64 enq_flags)
 	 * the scheduler (a task allowed on CPUs 1-2, homed on CPUs 0-1, behind two tasks
 	 * pinned to CPU 1). */
 	if (scxk_migration_disabled(p)) {
-		scxk_count(&stats, RUSTY_STAT_PINNED);
+		scxk_stat_inc(RUSTY_STAT_PINNED);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | scx_bpf_task_cpu(p), slice, enq_flags);
 		keep_last_task(p, enq_flags, cpu_dom(scx_bpf_task_cpu(p)));
 		return;
@@ -160,7 +144,7 @@ void BPF_STRUCT_OPS(rusty_quiescent, struct task_struct *p, u64 deq_flags)
 void BPF_STRUCT_OPS(rusty_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
-	struct dom_stat *ds;
+	u64 *clock;
 
 	if (!tctx)
 		return;
@@ -171,8 +155,8 @@ void BPF_STRUCT_OPS(rusty_running, struct task_struct *p)
 		tctx->long_wait_pick = 0;
 		if (p->scx.slice > RUSTY_LONG_WAIT_SLICE_US * NSEC_PER_USEC)
 			scxk_set_slice(p, RUSTY_LONG_WAIT_SLICE_US * NSEC_PER_USEC);
-	} else if ((ds = dom_stat_get(tctx->dom)) && time_before(ds->vtime_now, p->scx.dsq_vtime)) {
-		ds->vtime_now = p->scx.dsq_vtime;
+	} else if ((clock = dom_clock_get(tctx->dom)) && time_before(*clock, p->scx.dsq_vtime)) {
+		*clock = p->scx.dsq_vtime;
 	}
 	scxk_endless_slice_if_leaving(p);
 }
@@ -205,10 +189,10 @@ void BPF_STRUCT_OPS(rusty_set_cpumask, struct task_struct *p, const struct cpuma
 void BPF_STRUCT_OPS(rusty_enable, struct task_struct *p)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
-	struct dom_stat *ds = tctx ? dom_stat_get(tctx->dom) : NULL;
+	u64 *clock = tctx ? dom_clock_get(tctx->dom) : NULL;
 
-	if (ds)
-		scxk_set_dsq_vtime(p, ds->vtime_now);
+	if (clock)
+		scxk_set_dsq_vtime(p, *clock);
 }
 
 s32 BPF_STRUCT_OPS(rusty_init_task, struct task_struct *p, struct scx_init_task_args *args)
@@ -224,7 +208,7 @@ s32 BPF_STRUCT_OPS(rusty_init_task, struct task_struct *p, struct scx_init_task_
 	scxk_ravg_start(&fresh.duty, now, load_half_life_ns, 0);
 	if (bpf_map_update_elem(&task_ctxs, &pid, &fresh, BPF_ANY)) {
 		/* The map is full: the task still runs, from the global queue. */
-		scxk_count(&stats, RUSTY_STAT_NO_CTX);
+		scxk_stat_inc(RUSTY_STAT_NO_CTX);
 		return 0;
 	}
 	return 0;
@@ -318,33 +302,10 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(rusty_init)
 	return unserved_waker_start();
 }
 
-void BPF_STRUCT_OPS(rusty_exit, struct scx_exit_info *ei)
-{
-	scxk_record_exit(ei);
-}
-
-SEC(".struct_ops.link")
-struct sched_ext_ops rusty_ops = {
-	.select_cpu = (void *)rusty_select_cpu,
-	.enqueue = (void *)rusty_enqueue,
-	.dispatch = (void *)rusty_dispatch,
-	.runnable = (void *)rusty_runnable,
-	.quiescent = (void *)rusty_quiescent,
-	.running = (void *)rusty_running,
-	.stopping = (void *)rusty_stopping,
-	.set_weight = (void *)rusty_set_weight,
-	.set_cpumask = (void *)rusty_set_cpumask,
-	.enable = (void *)rusty_enable,
-	.init_task = (void *)rusty_init_task,
-	.exit_task = (void *)rusty_exit_task,
-	.cpu_online = (void *)rusty_cpu_online,
-	.cpu_offline = (void *)rusty_cpu_offline,
-	.init = (void *)rusty_init,
-	.exit = (void *)rusty_exit,
-	/* The kernel's idle tracking serves the idle-CPU selection. A CPU's last task, let go
-	 * by dispatch for a move, passes through enqueue (SCX_OPS_ENQ_LAST); so does a task
-	 * that may not migrate at the moment (SCX_OPS_ENQ_MIGRATION_DISABLED: without it the
-	 * kernel puts such a task on its CPU itself, and the `pinned` path is never taken). */
-	.flags = SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
-	.name = "rusty",
-};
+/* The kernel's idle tracking serves the idle-CPU selection. A CPU's last task, let go by
+ * dispatch for a move, passes through enqueue (SCX_OPS_ENQ_LAST); so does a task that may not
+ * migrate at the moment (SCX_OPS_ENQ_MIGRATION_DISABLED: without it the kernel puts such a
+ * task on its CPU itself, and the `pinned` path is never taken). */
+SCXK_OPS(rusty, SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
+	 select_cpu, enqueue, dispatch, runnable, quiescent, running, stopping, set_weight,
+	 set_cpumask, enable, init_task, exit_task, cpu_online, cpu_offline, init);

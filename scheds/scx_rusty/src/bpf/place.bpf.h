@@ -8,6 +8,12 @@
 #ifndef __RUSTY_PLACE_BPF_H
 #define __RUSTY_PLACE_BPF_H
 
+#include "domain.bpf.h"
+#include "tune.bpf.h"
+
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA bool direct_greedy_numa;
+
 /* An idle CPU of `dom` for p, claimed; negative when none. */
 static __always_inline s32 idle_cpu_in(struct task_struct *p, s32 prev_cpu, u64 wake_flags, u32 dom)
 {

@@ -14,28 +14,17 @@
 #ifndef __RUSTY_QUEUE_BPF_H
 #define __RUSTY_QUEUE_BPF_H
 
-/* The vruntime to queue with: a sleeper brings back at most one slice of credit. */
-static __always_inline u64 task_vtime(const struct task_struct *p, u32 dom, u64 slice)
-{
-	struct dom_stat *ds = dom_stat_get(dom);
-	u64 floor;
+#include <scxkit/hotplug.bpf.h>
+#include "clock.bpf.h"
+#include "counters.bpf.h"
+#include "domain.bpf.h"
+#include "task.bpf.h"
+#include "tune.bpf.h"
 
-	if (!ds)
-		return p->scx.dsq_vtime;
-	floor = ds->vtime_now - slice;
-	return time_before(p->scx.dsq_vtime, floor) ? floor : p->scx.dsq_vtime;
-}
-
-/* Charges what p ran since it started, scaled by the inverse of its weight. */
-static __always_inline void task_charge(struct task_struct *p, struct task_ctx *tctx, u64 now)
-{
-	if (!tctx->start_ns) {
-		tctx->start_ns = now;
-		return;
-	}
-	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + (now - tctx->start_ns) * RUSTY_WEIGHT_NICE0 / p->scx.weight);
-	tctx->start_ns = now;
-}
+/* Written by userspace before load; the defaults live in intf.h. */
+RODATA u32 greedy_threshold = RUSTY_GREEDY_THRESHOLD_DEFAULT;
+RODATA u32 greedy_threshold_x_numa;
+RODATA bool fifo;
 
 /* Wakes an idle CPU of `dom` that p may use (in p->cpus_ptr too: a CPU p may not run on
  * would wake for nothing); true when one was woken. */
@@ -62,7 +51,7 @@ static __always_inline void kick_for(struct task_struct *p, struct task_ctx *tct
 	u32 dom;
 
 	if (kick_idle_in(p, tctx->dom)) {
-		scxk_count(&stats, RUSTY_STAT_KICK_HOME);
+		scxk_stat_inc(RUSTY_STAT_KICK_HOME);
 		return;
 	}
 	if (!t || !greedy_threshold)
@@ -73,7 +62,7 @@ static __always_inline void kick_for(struct task_struct *p, struct task_ctx *tct
 		if (!same_node(dom, tctx->dom) && !greedy_threshold_x_numa)
 			continue;
 		if (kick_idle_in(p, dom)) {
-			scxk_count(&stats, RUSTY_STAT_KICK_GREEDY);
+			scxk_stat_inc(RUSTY_STAT_KICK_GREEDY);
 			return;
 		}
 	}
@@ -127,7 +116,7 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 {
 	u64 *since;
 
-	scxk_count(&stats, RUSTY_STAT_QUEUED);
+	scxk_stat_inc(RUSTY_STAT_QUEUED);
 	if (!scx_bpf_create_dsq_usable()) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice, enq_flags);
 		return;
@@ -299,19 +288,19 @@ static __always_inline bool take_work(s32 cpu)
 	u32 dom = cpu_dom(cpu);
 
 	if (take_long_waiting(cpu, dom)) {
-		scxk_count(&stats, RUSTY_STAT_TAKE_LONG_WAIT);
+		scxk_stat_inc(RUSTY_STAT_TAKE_LONG_WAIT);
 		return true;
 	}
 	if (scxk_nr_told_offline && take_dead(dom)) {
-		scxk_count(&stats, RUSTY_STAT_TAKE_UNSERVED);
+		scxk_stat_inc(RUSTY_STAT_TAKE_UNSERVED);
 		return true;
 	}
 	if (scxk_nr_told_offline && take_stranded(cpu, dom)) {
-		scxk_count(&stats, RUSTY_STAT_TAKE_LONG_WAIT);
+		scxk_stat_inc(RUSTY_STAT_TAKE_LONG_WAIT);
 		return true;
 	}
 	if (scx_bpf_dsq_move_to_local(dom)) {
-		scxk_count(&stats, RUSTY_STAT_TAKE_HOME);
+		scxk_stat_inc(RUSTY_STAT_TAKE_HOME);
 		*dom_waiting_since(dom) = scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(dom) > 0 ?
 						   bpf_ktime_get_ns() : 0;
 		return true;
@@ -320,15 +309,15 @@ static __always_inline bool take_work(s32 cpu)
 	if (*dom_waiting_since(dom))
 		*dom_waiting_since(dom) = 0;
 	if (steal(dom, greedy_threshold, false)) {
-		scxk_count(&stats, RUSTY_STAT_STEAL_NODE);
+		scxk_stat_inc(RUSTY_STAT_STEAL_NODE);
 		return true;
 	}
 	if (steal(dom, greedy_threshold_x_numa, true)) {
-		scxk_count(&stats, RUSTY_STAT_STEAL_XNUMA);
+		scxk_stat_inc(RUSTY_STAT_STEAL_XNUMA);
 		return true;
 	}
 	if (take_unserved(dom)) {
-		scxk_count(&stats, RUSTY_STAT_TAKE_UNSERVED);
+		scxk_stat_inc(RUSTY_STAT_TAKE_UNSERVED);
 		return true;
 	}
 	return false;

@@ -13,8 +13,6 @@ enum simple_consts {
 	SIMPLE_IDLE_WAKE_MS = 5,
 	/* How often the shared queue is walked for tasks stranded by a CPU going offline, ms. */
 	SIMPLE_STRANDED_SCAN_MS = 50,
-	/* Weight of a nice-0 task in sched_ext (p->scx.weight). */
-	SIMPLE_WEIGHT_NICE0 = 100,
 };
 
 /* Per-CPU counters, indexes into the `stats` map. */

@@ -26,8 +26,11 @@
  * no queue to order by vtime: tasks then wait in the kernel's built-in global FIFO.
  */
 #include <scxkit/common.bpf.h>
-#include <scxkit/exit_info.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/ops.bpf.h>
+#include <scxkit/stats.bpf.h>
+#include <scxkit/task_storage.bpf.h>
+#include <scxkit/vtime.bpf.h>
 #include "intf.h"
 
 /* Set by userspace before load. */
@@ -38,19 +41,9 @@ RODATA u64 slice_ns = SIMPLE_SLICE_DEFAULT_US * 1000ULL;
 u64 vtime_now;
 
 /* When each task last started running, ns. */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, u64);
-} started_ns SEC(".maps");
+SCXK_TASK_STORAGE(started_ns, u64);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SIMPLE_NR_STATS);
-	__type(key, u32);
-	__type(value, u64);
-} stats SEC(".maps");
+SCXK_STATS(SIMPLE_NR_STATS)
 
 s32 BPF_STRUCT_OPS(simple_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
@@ -59,7 +52,7 @@ s32 BPF_STRUCT_OPS(simple_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 
 	/* An idle CPU was found and claimed: skip the shared queue. */
 	if (is_idle) {
-		scxk_count(&stats, SIMPLE_STAT_LOCAL);
+		scxk_stat_inc(SIMPLE_STAT_LOCAL);
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
 	}
 	return cpu;
@@ -76,7 +69,7 @@ void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
 	    ((p->flags & PF_KTHREAD) && scxk_holds_up_rcu(p)))
 		vtime = vtime_now - slice_ns;
 
-	scxk_count(&stats, SIMPLE_STAT_GLOBAL);
+	scxk_stat_inc(SIMPLE_STAT_GLOBAL);
 	if (scx_bpf_create_dsq_usable())
 		scx_bpf_dsq_insert_vtime(p, SIMPLE_SHARED_DSQ, slice_ns, vtime, enq_flags);
 	else
@@ -132,7 +125,7 @@ void BPF_STRUCT_OPS(simple_stopping, struct task_struct *p, bool runnable)
 		return;
 	/* Charge the time it ran, scaled by the inverse of its weight. */
 	used_ns = bpf_ktime_get_ns() - *start;
-	scxk_set_dsq_vtime(p, p->scx.dsq_vtime + used_ns * SIMPLE_WEIGHT_NICE0 / p->scx.weight);
+	scxk_charge_vtime(p, used_ns);
 }
 
 void BPF_STRUCT_OPS(simple_enable, struct task_struct *p)
@@ -162,22 +155,5 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(simple_init)
 	return err ? err : idle_waker_start();
 }
 
-void BPF_STRUCT_OPS(simple_exit, struct scx_exit_info *ei)
-{
-	scxk_record_exit(ei);
-}
-
-SEC(".struct_ops.link")
-struct sched_ext_ops simple_ops = {
-	.select_cpu = (void *)simple_select_cpu,
-	.enqueue = (void *)simple_enqueue,
-	.dispatch = (void *)simple_dispatch,
-	.running = (void *)simple_running,
-	.stopping = (void *)simple_stopping,
-	.enable = (void *)simple_enable,
-	.cpu_online = (void *)simple_cpu_online,
-	.cpu_offline = (void *)simple_cpu_offline,
-	.init = (void *)simple_init,
-	.exit = (void *)simple_exit,
-	.name = "simple",
-};
+SCXK_OPS(simple, 0, select_cpu, enqueue, dispatch, running, stopping, enable, cpu_online,
+	 cpu_offline, init);

@@ -1,0 +1,36 @@
+/*
+ * A scheduler's counters: one per-CPU u64 array named `stats`, indexed by the stat enum of
+ * its intf.h, which the runtime sums over CPUs. Per-CPU, so that counting never contends.
+ */
+#ifndef __SCXKIT_STATS_BPF_H
+#define __SCXKIT_STATS_BPF_H
+
+#include "common.bpf.h"
+
+/* Defines the `stats` map with `nr_stats` counters, scxk_stat_inc(idx) and
+ * scxk_stat_set(idx, value) (this CPU's slot). */
+#define SCXK_STATS(nr_stats)                                                  \
+	struct {                                                              \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                      \
+		__uint(max_entries, nr_stats);                                \
+		__type(key, u32);                                             \
+		__type(value, u64);                                           \
+	} stats SEC(".maps");                                                 \
+                                                                              \
+	static __always_inline void scxk_stat_inc(u32 idx)                    \
+	{                                                                     \
+		u64 *cnt = bpf_map_lookup_elem(&stats, &idx);                 \
+                                                                              \
+		if (cnt)                                                      \
+			(*cnt)++;                                             \
+	}                                                                     \
+                                                                              \
+	static __always_inline void scxk_stat_set(u32 idx, u64 value)        \
+	{                                                                     \
+		u64 *slot = bpf_map_lookup_elem(&stats, &idx);                \
+                                                                              \
+		if (slot)                                                     \
+			*slot = value;                                        \
+	}
+
+#endif /* __SCXKIT_STATS_BPF_H */

@@ -1,0 +1,49 @@
+/*
+ * scx_rusty, vruntime: each domain's queue has its own clock, the largest vruntime of a
+ * task of that domain that started running. A task is charged what it ran, scaled by the
+ * inverse of its weight (scxkit/vtime.bpf.h), and comes back from a sleep or a move at
+ * most one slice behind its domain's clock.
+ */
+#ifndef __RUSTY_CLOCK_BPF_H
+#define __RUSTY_CLOCK_BPF_H
+
+#include <scxkit/vtime.bpf.h>
+#include "intf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RUSTY_MAX_DOMS);
+	__type(key, u32);
+	__type(value, u64);
+} dom_clocks SEC(".maps");
+
+/* Domain `dom`'s clock, ns of vruntime. */
+static __always_inline u64 *dom_clock_get(u32 dom)
+{
+	return bpf_map_lookup_elem(&dom_clocks, &dom);
+}
+
+/* The vruntime to queue with: a sleeper brings back at most one slice of credit. */
+static __always_inline u64 task_vtime(const struct task_struct *p, u32 dom, u64 slice)
+{
+	u64 *clock = dom_clock_get(dom);
+	u64 floor;
+
+	if (!clock)
+		return p->scx.dsq_vtime;
+	floor = *clock - slice;
+	return time_before(p->scx.dsq_vtime, floor) ? floor : p->scx.dsq_vtime;
+}
+
+/* Charges what p ran since it started. */
+static __always_inline void task_charge(struct task_struct *p, struct task_ctx *tctx, u64 now)
+{
+	if (!tctx->start_ns) {
+		tctx->start_ns = now;
+		return;
+	}
+	scxk_charge_vtime(p, now - tctx->start_ns);
+	tctx->start_ns = now;
+}
+
+#endif /* __RUSTY_CLOCK_BPF_H */
