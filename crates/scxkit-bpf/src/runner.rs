@@ -329,3 +329,19 @@ fn with_gauges_of(after: Snapshot, attached: &Snapshot) -> Snapshot {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scxkit::metrics::fixture::{reading, INTERACTIVE_TASKS};
+    use scxkit::metrics::Series;
+
+    #[test]
+    fn totals_take_counters_from_after_detaching_and_gauges_from_before() {
+        let total = with_gauges_of(reading([6.0, 2.0, 0.0]), &reading([5.0, 1.0, 3.0]));
+        assert_eq!(total.get("dispatched_tasks_total", &[("type", "local")]), 6.0);
+        assert_eq!(total.get("interactive_tasks", &[]), 3.0);
+        let total = with_gauges_of(reading([6.0, 2.0, 4.0]), &Snapshot::new());
+        assert_eq!(total.value_of(&Series::of(&INTERACTIVE_TASKS)), Some(0.0), "no reading while attached");
+    }
+}

@@ -27,7 +27,7 @@ pub fn reading([local, shared, interactive]: [f64; 3]) -> Snapshot {
     reading
 }
 
-/// Domain loads for two nodes, three domains: (node, domain, load) each.
+/// Domain loads, labelled at run time: (node, domain, load) each.
 pub fn domain_loads(loads: &[(&str, &str, f64)]) -> Snapshot {
     let mut reading = Snapshot::new();
     for &(node, domain, load) in loads {
