@@ -27,6 +27,8 @@ pub mod restart;
 pub mod runner;
 pub mod spec;
 pub mod sysfs_state;
+#[cfg(test)]
+mod test_scheduler;
 pub mod upstream;
 pub mod version;
 

@@ -2,18 +2,21 @@
 
 use anyhow::{Context, Result};
 use libbpf_rs::{MapCore, MapFlags};
+use scxkit::metrics::{set_counters, CounterSlot, Snapshot};
 
-/// Sums each slot of a per-CPU array of u64 counters over all CPUs.
-pub fn percpu_u64_sums(map: &dyn MapCore, slots: u32) -> Result<Vec<u64>> {
-    (0..slots)
-        .map(|slot| {
-            let per_cpu = map
-                .lookup_percpu(&slot.to_ne_bytes(), MapFlags::ANY)
-                .with_context(|| format!("reading slot {slot} of {:?}", map.name()))?
-                .unwrap_or_default();
-            Ok(sum_u64_values(&per_cpu))
-        })
-        .collect()
+/// Sums one slot of a per-CPU array of u64 counters over all CPUs.
+pub fn percpu_u64_sum(map: &dyn MapCore, slot: u32) -> Result<u64> {
+    let per_cpu = map
+        .lookup_percpu(&slot.to_ne_bytes(), MapFlags::ANY)
+        .with_context(|| format!("reading slot {slot} of {:?}", map.name()))?
+        .unwrap_or_default();
+    Ok(sum_u64_values(&per_cpu))
+}
+
+/// Sets each statistic bound to a slot of a per-CPU array of u64 counters (a scheduler's
+/// `stats` map) to that slot's sum over all CPUs.
+pub fn set_percpu_counters(reading: &mut Snapshot, map: &dyn MapCore, slots: &[CounterSlot]) -> Result<()> {
+    set_counters(reading, slots, |slot| percpu_u64_sum(map, slot))
 }
 
 /// A plain C struct shared with BPF (bindgen's twin of a struct in an `intf.h`): integers

@@ -169,20 +169,12 @@ pub fn run_monitor(spec: &SchedulerSpec, interval_s: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scxkit::metrics::{static_layout, MetricDef, MetricKind, Series, Unit};
+    use scxkit::metrics::fixture::{reading, DEFS, DISPATCHED_LOCAL};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Instant;
 
-    static DEFS: &[MetricDef] = &[MetricDef {
-        name: "dispatched_tasks_total",
-        labels: &[],
-        kind: MetricKind::Counter,
-        unit: Unit::Count,
-        help: "Tasks dispatched.",
-    }];
-
     fn line(previous: &Snapshot, now: &Snapshot) -> String {
-        format!("dispatched {}", now.delta(previous, "dispatched_tasks_total", &[]))
+        format!("dispatched {}", now.delta(previous, "dispatched_tasks_total", &[("type", "local")]))
     }
 
     const SPEC: SchedulerSpec = SchedulerSpec {
@@ -208,11 +200,11 @@ mod tests {
         assert_eq!(left, ["scx_test_monitor.sock"], "nothing but the socket is left in the run directory");
         let second = StatsServer::start(SPEC.name).err().expect("a second server is refused");
         assert!(second.to_string().contains("another scx_test_monitor serves"), "{second}");
-        server.update(&Snapshot { series: static_layout(DEFS), values: vec![41.0] });
-        server.update(&Snapshot { series: static_layout(DEFS), values: vec![42.0] });
+        server.update(&reading([41.0, 0.0, 0.0]));
+        server.update(&reading([42.0, 0.0, 0.0]));
         let (seq, got) = read_once(&SPEC, &socket_path(SPEC.name)).unwrap().unwrap();
-        assert_eq!((seq, got.values.clone()), (2, vec![42.0]));
-        assert_eq!(line(&Snapshot::zero(got.series.clone()), &got), "dispatched 42");
+        assert_eq!((seq, got.len()), (2, 3));
+        assert_eq!(line(&Snapshot::new(), &got), "dispatched 42");
         drop(server);
         assert!(!socket_path(SPEC.name).exists(), "the socket goes with the scheduler");
         assert!(is_gone(&read_once(&SPEC, &socket_path(SPEC.name)).unwrap_err()));
@@ -226,14 +218,17 @@ mod tests {
         // About 2 MB, ten times a socket's default buffer: a write of it to a client that
         // reads nothing blocks.
         let cpus = 50_000;
-        let layout: Arc<[Series]> = (0..cpus).map(|c| Series::with(&DEFS[0], &[("cpu", c.to_string())])).collect();
-        server.update(&Snapshot { series: layout, values: vec![1.0; cpus] });
+        let mut per_cpu = Snapshot::new();
+        for cpu in 0..cpus {
+            per_cpu.set_with(&DISPATCHED_LOCAL, &[("cpu", &cpu.to_string())], 1.0);
+        }
+        server.update(&per_cpu);
 
         let _stuck = UnixStream::connect(&path).unwrap();
         let (seq, got) = read_once(&SPEC, &path)
             .expect("the second client is answered within its read timeout")
             .unwrap();
-        assert_eq!((seq, got.values.len()), (1, cpus));
+        assert_eq!((seq, got.len()), (1, cpus));
     }
 
     #[test]

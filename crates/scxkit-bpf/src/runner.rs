@@ -17,7 +17,7 @@ use crate::spec::SchedulerSpec;
 use anyhow::{bail, Context, Result};
 use libbpf_rs::{Link, Object, OpenObject};
 use log::info;
-use scxkit::metrics::{help_text, MetricKind, Series, Snapshot};
+use scxkit::metrics::{help_text, MetricKind, Snapshot};
 use scxkit::Topology;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -141,24 +141,22 @@ macro_rules! prepare_ops {
     }};
 }
 
-/// A scheduler's statistics for one attempt: the series it reports (their labels may come
-/// from the topology) and the function that reads their values, in the same order.
+/// A scheduler's statistics for one attempt: the function that sets, every sample, the
+/// series it has now into a fresh reading (`reading.set(&DEF, value)`, with labels that may
+/// come from the topology; BPF counters with [`crate::maps::set_percpu_counters`]).
 pub struct Stats<'a> {
-    pub layout: Arc<[Series]>,
-    pub read: Box<dyn FnMut() -> Result<Vec<f64>> + 'a>,
+    read: Box<dyn FnMut(&mut Snapshot) -> Result<()> + 'a>,
 }
 
 impl<'a> Stats<'a> {
-    pub fn new(layout: Arc<[Series]>, read: impl FnMut() -> Result<Vec<f64>> + 'a) -> Stats<'a> {
-        Stats { layout, read: Box::new(read) }
+    pub fn new(read: impl FnMut(&mut Snapshot) -> Result<()> + 'a) -> Stats<'a> {
+        Stats { read: Box::new(read) }
     }
 
-    fn sample(&mut self) -> Result<Snapshot> {
-        let values = (self.read)()?;
-        if values.len() != self.layout.len() {
-            bail!("the stats reader returned {} values for {} series", values.len(), self.layout.len());
-        }
-        Ok(Snapshot { series: self.layout.clone(), values })
+    pub(crate) fn sample(&mut self) -> Result<Snapshot> {
+        let mut reading = Snapshot::new();
+        (self.read)(&mut reading)?;
+        Ok(reading)
     }
 }
 
@@ -242,7 +240,7 @@ impl<'s, 'a> Attempt<'s, 'a> {
         let mut log = opts.stats.map(|s| Deadline::new(Duration::from_secs_f64(s), start));
         let mut hotplug = HotplugWatch::new(spec.hotplug, self.hotplug_seq, self.loaded_for.clone());
         let mut rebuild_for = None;
-        let mut latest = Snapshot::zero(stats.layout.clone());
+        let mut latest = Snapshot::new();
         let mut logged = latest.clone();
         let mut result = Ok(());
         while !self.session.shutdown.requested() {
@@ -286,7 +284,7 @@ impl<'s, 'a> Attempt<'s, 'a> {
         if opts.stats.is_some() {
             if let Ok(total) = stats.sample() {
                 let total = with_gauges_of(total, &latest);
-                info!("totals: {}", (spec.log_line)(&Snapshot::zero(total.series.clone()), &total));
+                info!("totals: {}", (spec.log_line)(&Snapshot::new(), &total));
             }
         }
         result.context("the scheduler's own loop failed")?;
@@ -318,12 +316,32 @@ impl<'s, 'a> Attempt<'s, 'a> {
 }
 
 /// Counters read after detaching are exact (no BPF program runs any more); gauges are not
-/// (tasks left the scheduler on the way out): those keep the last reading while attached.
-fn with_gauges_of(mut after: Snapshot, attached: &Snapshot) -> Snapshot {
-    for (i, series) in after.series.iter().enumerate() {
-        if series.def.kind == MetricKind::Gauge {
-            after.values[i] = attached.values.get(i).copied().unwrap_or(0.0);
-        }
+/// (tasks left the scheduler on the way out): those keep the last reading while attached,
+/// 0 if it had none.
+fn with_gauges_of(after: Snapshot, attached: &Snapshot) -> Snapshot {
+    let mut out = Snapshot::new();
+    for (series, value) in after.iter() {
+        let value = match series.def.kind {
+            MetricKind::Gauge => attached.value_of(series).unwrap_or(0.0),
+            MetricKind::Counter => value,
+        };
+        out.insert(series.clone(), value);
     }
-    after
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scxkit::metrics::fixture::{reading, INTERACTIVE_TASKS};
+    use scxkit::metrics::Series;
+
+    #[test]
+    fn totals_take_counters_from_after_detaching_and_gauges_from_before() {
+        let total = with_gauges_of(reading([6.0, 2.0, 0.0]), &reading([5.0, 1.0, 3.0]));
+        assert_eq!(total.get("dispatched_tasks_total", &[("type", "local")]), 6.0);
+        assert_eq!(total.get("interactive_tasks", &[]), 3.0);
+        let total = with_gauges_of(reading([6.0, 2.0, 4.0]), &Snapshot::new());
+        assert_eq!(total.value_of(&Series::of(&INTERACTIVE_TASKS)), Some(0.0), "no reading while attached");
+    }
 }

@@ -1,7 +1,7 @@
 //! What the runtime needs to know about a scheduler: its name, what it requires of the
 //! kernel, its statistics and its log line. The runner, the monitor and `--version` read it.
 
-use scxkit::metrics::{MetricDef, Snapshot};
+use scxkit::metrics::{MetricSet, Snapshot};
 
 /// What the runtime needs to know about a scheduler, declared once in its main.rs.
 pub struct SchedulerSpec {
@@ -15,7 +15,7 @@ pub struct SchedulerSpec {
     pub optional_kfuncs: &'static [(&'static str, &'static str)],
     /// Every statistic it may report (what `--help-stats` prints and `--monitor` accepts):
     /// its own definitions, then any it publishes from the library (the balancer's).
-    pub metrics: &'static [&'static [MetricDef]],
+    pub metrics: &'static [MetricSet],
     /// The log line for `--stats` and `--monitor`, from the previous reading and this one.
     pub log_line: fn(&Snapshot, &Snapshot) -> String,
 }

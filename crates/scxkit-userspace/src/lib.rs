@@ -35,7 +35,7 @@ pub use scxkit_bpf::upstream;
 pub use scxkit::weight::NICE0_WEIGHT;
 
 use anyhow::Result;
-use scxkit::metrics::MetricDef;
+use scxkit::metrics::MetricSet;
 use scxkit::Topology;
 use scxkit_bpf::SchedulerSpec;
 
@@ -54,7 +54,7 @@ const OPTIONAL_KFUNCS: &[(&str, &str)] = &[
     ("scx_bpf_dsq_nr_queued", "the policy does not see how many tasks wait in the kernel's queue (scx_rustland's slice does not shrink with them)"),
 ];
 
-static METRIC_SETS: &[&[MetricDef]] = &[stats::METRICS];
+static METRIC_SETS: &[MetricSet] = &[stats::METRICS];
 
 /// Runs the scheduler `name` with the policy `make_policy` builds for each attempt (again
 /// after a CPU hotplug, from the new topology). Returns when a signal stopped it; any other

@@ -9,7 +9,6 @@ use crate::{intf, FrameworkOpts};
 use anyhow::{Context, Result};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{RingBufferBuilder, UserRingBuffer};
-use scxkit::metrics::static_layout;
 use scxkit_bpf::{Attempt, ExitInfo, Jobs, Stats};
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
@@ -135,10 +134,11 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     // Page faults taken while the loop reads tasks and decides (not while the runtime
     // samples and publishes statistics on the same thread).
     let loop_faults = std::cell::Cell::new(0u64);
-    let stats = Stats::new(static_layout(stats::METRICS), || {
-        let counters = scxkit_bpf::maps::percpu_u64_sums(&skel.maps.stats, intf::USCHED_NR_STATS)?;
+    let stats = Stats::new(|reading| {
+        scxkit_bpf::maps::set_percpu_counters(reading, &skel.maps.stats, stats::COUNTERS)?;
         let usage = Usage { page_faults: loop_faults.get(), cpu_s: process_cpu_s() };
-        Ok(stats::values(&counters, &shared.read(), usage, monotonic_ns()))
+        stats::set_figures(reading, &shared.read(), usage, monotonic_ns());
+        Ok(())
     });
     let poll_limit = max_poll(opts.fallback_after_ms);
     let mut heartbeat = 1u64;

@@ -3,14 +3,18 @@
 
 use crate::intf;
 use crate::memory::Usage;
-use scxkit::metrics::{MetricDef, MetricKind, Snapshot, Unit};
+use scxkit::metrics::{CounterSlot, MetricDef, MetricKind, Snapshot, Unit};
 
 const fn def(name: &'static str, labels: &'static [(&'static str, &'static str)], kind: MetricKind, unit: Unit, help: &'static str) -> MetricDef {
     MetricDef { name, labels, kind, unit, help }
 }
 
+const fn gauge(name: &'static str, help: &'static str) -> MetricDef {
+    def(name, &[], MetricKind::Gauge, Unit::Count, help)
+}
+
 const fn dispatched(labels: &'static [(&'static str, &'static str)], help: &'static str) -> MetricDef {
-    def("dispatched_tasks_total", labels, MetricKind::Counter, Unit::Count, help)
+    MetricDef::counter("dispatched_tasks_total", labels, help)
 }
 
 const USER: &[(&str, &str)] = &[("type", "user")];
@@ -20,29 +24,48 @@ const SELF: &[(&str, &str)] = &[("type", "self")];
 const CONGESTION: &[(&str, &str)] = &[("type", "congestion")];
 const FALLBACK: &[(&str, &str)] = &[("type", "fallback")];
 
-/// In the order [`values`] returns them.
-pub static METRICS: &[MetricDef] = &[
-    def("tasks_running", &[], MetricKind::Gauge, Unit::Count, "CPUs running a task of this scheduler."),
-    def("tasks_queued", &[], MetricKind::Gauge, Unit::Count, "Tasks handed to the policy and not yet taken by it (in the ring buffer)."),
-    def("tasks_waiting_user", &[], MetricKind::Gauge, Unit::Count, "Tasks the policy holds, not yet dispatched."),
-    dispatched(USER, "Tasks dispatched as the policy decided."),
-    dispatched(IDLE, "Dispatched by BPF: woke up on an idle CPU while the policy held nothing."),
-    dispatched(KTHREAD, "Dispatched by BPF: per-CPU kernel threads and memory-reclaim threads."),
-    dispatched(SELF, "Dispatched by BPF: the policy process itself, ahead of every other task."),
-    dispatched(CONGESTION, "Dispatched by BPF because the ring buffer to the policy was full."),
-    dispatched(FALLBACK, "Dispatched by BPF while the policy process was silent."),
-    def("tasks_sent_total", &[], MetricKind::Counter, Unit::Count, "Tasks handed to the policy."),
-    def("tasks_sent_deferred_total", &[], MetricKind::Counter, Unit::Count, "Tasks handed to the policy without waking it, where waking it would have preempted a task: it reads them with others at a CPU's next scheduling point (also counted in tasks_sent_total)."),
-    def("policy_turns_total", &[], MetricKind::Counter, Unit::Count, "Turns of the policy's loop: each reads the tasks handed over and decides (a round trip through userspace)."),
-    def("custody_full_total", &[], MetricKind::Counter, Unit::Count, "Hand-overs refused because BPF's record of the tasks the policy holds (for the fallback) was full: BPF dispatched the task itself (also counted as congestion)."),
-    def("custody_lost_total", &[], MetricKind::Counter, Unit::Count, "Tasks the policy held that dropped out of BPF's record, so the fallback would not find them: never expected."),
-    def("decisions_cancelled_total", &[], MetricKind::Counter, Unit::Count, "Decisions dropped: the task was enqueued again, dequeued or gone since it was handed over."),
-    def("decisions_replaced_total", &[], MetricKind::Counter, Unit::Count, "Decisions naming a CPU the task may not use: sent to any CPU instead."),
-    def("policy_nudges_total", &[], MetricKind::Counter, Unit::Count, "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),
-    def("fallback_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "Time BPF scheduled on its own because the policy process was silent."),
-    def("fallback_entries_total", &[], MetricKind::Counter, Unit::Count, "Times the policy went silent and BPF took over."),
-    def("page_faults_total", &[], MetricKind::Counter, Unit::Count, "Page faults the policy loop takes while it reads tasks and decides (minor and major; statistics work excluded): none once it runs steadily."),
-    def("scheduler_cpu_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "CPU time the policy process used (user and system)."),
+scxkit::metric_set! {
+    pub static METRICS = [
+        TASKS_RUNNING = gauge("tasks_running", "CPUs running a task of this scheduler."),
+        TASKS_QUEUED = gauge("tasks_queued", "Tasks handed to the policy and not yet taken by it (in the ring buffer)."),
+        TASKS_WAITING_USER = gauge("tasks_waiting_user", "Tasks the policy holds, not yet dispatched."),
+        DISPATCHED_USER = dispatched(USER, "Tasks dispatched as the policy decided."),
+        DISPATCHED_IDLE = dispatched(IDLE, "Dispatched by BPF: woke up on an idle CPU while the policy held nothing."),
+        DISPATCHED_KTHREAD = dispatched(KTHREAD, "Dispatched by BPF: per-CPU kernel threads and memory-reclaim threads."),
+        DISPATCHED_SELF = dispatched(SELF, "Dispatched by BPF: the policy process itself, ahead of every other task."),
+        DISPATCHED_CONGESTION = dispatched(CONGESTION, "Dispatched by BPF because the ring buffer to the policy was full."),
+        DISPATCHED_FALLBACK = dispatched(FALLBACK, "Dispatched by BPF while the policy process was silent."),
+        SENT = MetricDef::counter("tasks_sent_total", &[], "Tasks handed to the policy."),
+        SENT_DEFERRED = MetricDef::counter("tasks_sent_deferred_total", &[], "Tasks handed to the policy without waking it, where waking it would have preempted a task: it reads them with others at a CPU's next scheduling point (also counted in tasks_sent_total)."),
+        POLICY_TURNS = MetricDef::counter("policy_turns_total", &[], "Turns of the policy's loop: each reads the tasks handed over and decides (a round trip through userspace)."),
+        CUSTODY_FULL = MetricDef::counter("custody_full_total", &[], "Hand-overs refused because BPF's record of the tasks the policy holds (for the fallback) was full: BPF dispatched the task itself (also counted as congestion)."),
+        CUSTODY_LOST = MetricDef::counter("custody_lost_total", &[], "Tasks the policy held that dropped out of BPF's record, so the fallback would not find them: never expected."),
+        DECISIONS_CANCELLED = MetricDef::counter("decisions_cancelled_total", &[], "Decisions dropped: the task was enqueued again, dequeued or gone since it was handed over."),
+        DECISIONS_REPLACED = MetricDef::counter("decisions_replaced_total", &[], "Decisions naming a CPU the task may not use: sent to any CPU instead."),
+        POLICY_NUDGES = MetricDef::counter("policy_nudges_total", &[], "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),
+        FALLBACK_SECONDS = def("fallback_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "Time BPF scheduled on its own because the policy process was silent."),
+        FALLBACK_ENTRIES = MetricDef::counter("fallback_entries_total", &[], "Times the policy went silent and BPF took over."),
+        PAGE_FAULTS = MetricDef::counter("page_faults_total", &[], "Page faults the policy loop takes while it reads tasks and decides (minor and major; statistics work excluded): none once it runs steadily."),
+        CPU_SECONDS = def("scheduler_cpu_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "CPU time the policy process used (user and system)."),
+    ];
+}
+
+/// The per-CPU counters of the `stats` map, by `enum usched_stat_idx`.
+pub static COUNTERS: &[CounterSlot] = &[
+    (intf::USCHED_STAT_RUNNING, &TASKS_RUNNING),
+    (intf::USCHED_STAT_USER, &DISPATCHED_USER),
+    (intf::USCHED_STAT_IDLE, &DISPATCHED_IDLE),
+    (intf::USCHED_STAT_KTHREAD, &DISPATCHED_KTHREAD),
+    (intf::USCHED_STAT_SELF, &DISPATCHED_SELF),
+    (intf::USCHED_STAT_CONGESTION, &DISPATCHED_CONGESTION),
+    (intf::USCHED_STAT_FALLBACK, &DISPATCHED_FALLBACK),
+    (intf::USCHED_STAT_SENT, &SENT),
+    (intf::USCHED_STAT_DEFERRED, &SENT_DEFERRED),
+    (intf::USCHED_STAT_CUSTODY_FULL, &CUSTODY_FULL),
+    (intf::USCHED_STAT_CUSTODY_LOST, &CUSTODY_LOST),
+    (intf::USCHED_STAT_CANCELLED, &DECISIONS_CANCELLED),
+    (intf::USCHED_STAT_REPLACED, &DECISIONS_REPLACED),
+    (intf::USCHED_STAT_NUDGE, &POLICY_NUDGES),
 ];
 
 /// The framework's state in the BPF object's .bss, read at one instant.
@@ -58,34 +81,17 @@ pub struct BssReading {
     pub user_heartbeat: u64,
 }
 
-/// The values of [`METRICS`]: `counters` are the per-CPU counters summed (indexed by
-/// `enum usched_stat_idx`), `now_ns` is the monotonic clock (an ongoing fallback counts).
-pub fn values(counters: &[u64], bss: &BssReading, usage: Usage, now_ns: u64) -> Vec<f64> {
-    let c = |idx: u32| counters.get(idx as usize).copied().unwrap_or(0) as f64;
+/// Sets the statistics that are not per-CPU counters (those are [`COUNTERS`]): from the
+/// .bss, the process's usage, and `now_ns`, the monotonic clock (an ongoing fallback counts).
+pub fn set_figures(reading: &mut Snapshot, bss: &BssReading, usage: Usage, now_ns: u64) {
     let ongoing_ns = if bss.fallback_since_ns == 0 { 0 } else { now_ns.saturating_sub(bss.fallback_since_ns) };
-    vec![
-        c(intf::USCHED_STAT_RUNNING),
-        bss.nr_sent.saturating_sub(bss.user_received) as f64,
-        bss.user_held as f64,
-        c(intf::USCHED_STAT_USER),
-        c(intf::USCHED_STAT_IDLE),
-        c(intf::USCHED_STAT_KTHREAD),
-        c(intf::USCHED_STAT_SELF),
-        c(intf::USCHED_STAT_CONGESTION),
-        c(intf::USCHED_STAT_FALLBACK),
-        c(intf::USCHED_STAT_SENT),
-        c(intf::USCHED_STAT_DEFERRED),
-        bss.user_heartbeat as f64,
-        c(intf::USCHED_STAT_CUSTODY_FULL),
-        c(intf::USCHED_STAT_CUSTODY_LOST),
-        c(intf::USCHED_STAT_CANCELLED),
-        c(intf::USCHED_STAT_REPLACED),
-        c(intf::USCHED_STAT_NUDGE),
-        (bss.fallback_total_ns + ongoing_ns) as f64 / 1e9,
-        bss.fallback_entries as f64,
-        usage.page_faults as f64,
-        usage.cpu_s,
-    ]
+    reading.set(&TASKS_QUEUED, bss.nr_sent.saturating_sub(bss.user_received) as f64);
+    reading.set(&TASKS_WAITING_USER, bss.user_held as f64);
+    reading.set(&POLICY_TURNS, bss.user_heartbeat as f64);
+    reading.set(&FALLBACK_SECONDS, (bss.fallback_total_ns + ongoing_ns) as f64 / 1e9);
+    reading.set(&FALLBACK_ENTRIES, bss.fallback_entries as f64);
+    reading.set(&PAGE_FAULTS, usage.page_faults as f64);
+    reading.set(&CPU_SECONDS, usage.cpu_s);
 }
 
 pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
@@ -117,22 +123,34 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scxkit::metrics::static_layout;
+    use scxkit::metrics::set_counters;
 
-    fn counters(pairs: &[(u32, u64)]) -> Vec<u64> {
-        let mut c = vec![0; intf::USCHED_NR_STATS as usize];
-        for &(idx, v) in pairs {
-            c[idx as usize] = v;
-        }
-        c
+    /// A reading with these per-CPU counters (slot, sum), the others 0.
+    fn reading(counters: &[(u32, u64)], bss: &BssReading, usage: Usage, now_ns: u64) -> Snapshot {
+        let mut reading = Snapshot::new();
+        let sum = |slot| counters.iter().find(|(s, _)| *s == slot).map_or(0, |(_, v)| *v);
+        set_counters(&mut reading, COUNTERS, |slot| Ok(sum(slot))).unwrap();
+        set_figures(&mut reading, bss, usage, now_ns);
+        reading
+    }
+
+    #[test]
+    fn every_bpf_counter_is_bound_once() {
+        assert_eq!(scxkit::metrics::misbound_slots(COUNTERS, intf::USCHED_NR_STATS), []);
+    }
+
+    #[test]
+    fn every_statistic_is_set() {
+        let snap = reading(&[], &BssReading::default(), Usage::default(), 0);
+        let unset: Vec<&str> = METRICS.iter().filter(|d| snap.value_of(&scxkit::metrics::Series::of(d)).is_none()).map(|d| d.name).collect();
+        assert!(unset.is_empty(), "{unset:?}");
     }
 
     #[test]
     fn values_follow_the_declarations() {
         let bss = BssReading { nr_sent: 10, user_received: 7, user_held: 2, fallback_total_ns: 1_500_000_000, fallback_since_ns: 0, fallback_entries: 1, user_heartbeat: 40 };
-        let v = values(&counters(&[(intf::USCHED_STAT_RUNNING, 3), (intf::USCHED_STAT_USER, 8)]), &bss, Usage { page_faults: 4, cpu_s: 0.25 }, 0);
-        assert_eq!(v.len(), METRICS.len());
-        let snap = Snapshot { series: static_layout(METRICS), values: v };
+        let snap = reading(&[(intf::USCHED_STAT_RUNNING, 3), (intf::USCHED_STAT_USER, 8)], &bss, Usage { page_faults: 4, cpu_s: 0.25 }, 0);
+        assert_eq!(snap.len(), METRICS.len());
         assert_eq!(snap.get("tasks_running", &[]), 3.0);
         assert_eq!(snap.get("tasks_queued", &[]), 3.0, "sent minus received");
         assert_eq!(snap.get("tasks_waiting_user", &[]), 2.0);
@@ -145,17 +163,15 @@ mod tests {
     #[test]
     fn an_ongoing_fallback_counts_up_to_now() {
         let bss = BssReading { fallback_total_ns: 1_000_000_000, fallback_since_ns: 5_000_000_000, ..Default::default() };
-        let v = values(&counters(&[]), &bss, Usage::default(), 7_000_000_000);
-        let snap = Snapshot { series: static_layout(METRICS), values: v };
+        let snap = reading(&[], &bss, Usage::default(), 7_000_000_000);
         assert_eq!(snap.get("fallback_seconds_total", &[]), 3.0);
     }
 
     #[test]
     fn line_shows_each_path_per_interval() {
-        let layout = static_layout(METRICS);
-        let before = Snapshot { series: layout.clone(), values: values(&counters(&[(intf::USCHED_STAT_USER, 5)]), &BssReading::default(), Usage::default(), 0) };
-        let after_counters = counters(&[(intf::USCHED_STAT_USER, 9), (intf::USCHED_STAT_FALLBACK, 2), (intf::USCHED_STAT_CANCELLED, 1), (intf::USCHED_STAT_SENT, 7), (intf::USCHED_STAT_DEFERRED, 5)]);
-        let after = Snapshot { series: layout, values: values(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0) };
+        let before = reading(&[(intf::USCHED_STAT_USER, 5)], &BssReading::default(), Usage::default(), 0);
+        let after_counters = [(intf::USCHED_STAT_USER, 9), (intf::USCHED_STAT_FALLBACK, 2), (intf::USCHED_STAT_CANCELLED, 1), (intf::USCHED_STAT_SENT, 7), (intf::USCHED_STAT_DEFERRED, 5)];
+        let after = reading(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0);
         let line = log_line(&before, &after);
         assert!(line.contains("dispatched 6: user 4 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
         assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 | custody full 0 lost 0"), "{line}");

@@ -11,7 +11,6 @@ use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use scxkit::cpuset::resolve_cpu_set;
 use scxkit::{Cpumask, Topology};
-use scxkit::metrics::static_layout;
 use scxkit_bpf::upstream::{Instead::{self, Nearest, Nothing}, Unsupported};
 use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
@@ -241,9 +240,9 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.bpfland_ops.attach_struct_ops().context("attaching the scheduler")?;
     let skel = &skel;
-    let stats = Stats::new(static_layout(stats::METRICS), || {
+    let stats = Stats::new(|reading| {
         let nr_interactive = skel.maps.bss_data.as_deref().map_or(0, |bss| bss.nr_interactive);
-        stats::read(&skel.maps.stats, nr_interactive)
+        stats::read(reading, &skel.maps.stats, nr_interactive)
     });
     let mut jobs = Jobs::new();
     if let (Some(every_s), false) = (opts.common.stats, opts.watch_pid.is_empty()) {

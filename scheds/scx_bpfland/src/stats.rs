@@ -7,42 +7,60 @@
 use crate::intf;
 use anyhow::Result;
 use libbpf_rs::MapCore;
-use scxkit::metrics::{MetricDef, MetricKind, Snapshot, Unit};
+use scxkit::metrics::{CounterSlot, MetricDef, MetricKind, Snapshot, Unit};
 
-const fn counter(name: &'static str, labels: &'static [(&'static str, &'static str)], help: &'static str) -> MetricDef {
-    MetricDef { name, labels, kind: MetricKind::Counter, unit: Unit::Count, help }
+const fn dispatched(labels: &'static [(&'static str, &'static str)], help: &'static str) -> MetricDef {
+    MetricDef::counter(DISPATCHED, labels, help)
 }
 
 const DISPATCHED: &str = "dispatched_tasks_total";
-/// The dispatch paths, in the order of `enum bpfland_stat_idx`.
+/// The dispatch paths, in the order the log line shows them.
 const PATHS: [&str; 7] = ["direct", "idle", "preempt", "interactive", "regular", "kthread", "pinned"];
 
-/// The per-CPU counters in the order of `enum bpfland_stat_idx` in intf.h, then the gauge.
-pub static METRICS: &[MetricDef] = &[
-    counter(DISPATCHED, &[("type", "direct")], "Waking tasks select_cpu put straight on an idle CPU."),
-    counter(DISPATCHED, &[("type", "idle")], "Tasks enqueue put on an idle CPU."),
-    counter(DISPATCHED, &[("type", "preempt")], "Waking interactive tasks put on a CPU running a regular task, preempting it."),
-    counter(DISPATCHED, &[("type", "interactive")], "Tasks queued in the interactive queue."),
-    counter(DISPATCHED, &[("type", "regular")], "Tasks queued in the regular queue."),
-    counter(DISPATCHED, &[("type", "kthread")], "Per-CPU kthreads dispatched straight to their CPU (--local-kthreads)."),
-    counter(DISPATCHED, &[("type", "pinned")], "Tasks whose affinity excludes the primary domain, queued on their own CPU."),
-    counter("enqueues_total", &[], "Calls of ops.enqueue; each dispatches by exactly one path other than direct."),
-    counter("overflow_placements_total", &[], "Tasks placed on, or taken by, a CPU outside the primary domain."),
-    counter("long_waits_total", &[], "Regular tasks taken out of deadline order because they had waited 1 s (low weight behind many others)."),
-    MetricDef {
-        name: "interactive_tasks",
-        labels: &[],
-        kind: MetricKind::Gauge,
-        unit: Unit::Count,
-        help: "Tasks classified interactive now.",
-    },
+scxkit::metric_set! {
+    pub static METRICS = [
+        DIRECT = dispatched(&[("type", "direct")], "Waking tasks select_cpu put straight on an idle CPU."),
+        IDLE = dispatched(&[("type", "idle")], "Tasks enqueue put on an idle CPU."),
+        PREEMPT = dispatched(&[("type", "preempt")], "Waking interactive tasks put on a CPU running a regular task, preempting it."),
+        INTERACTIVE = dispatched(&[("type", "interactive")], "Tasks queued in the interactive queue."),
+        REGULAR = dispatched(&[("type", "regular")], "Tasks queued in the regular queue."),
+        KTHREAD = dispatched(&[("type", "kthread")], "Per-CPU kthreads dispatched straight to their CPU (--local-kthreads)."),
+        PINNED = dispatched(&[("type", "pinned")], "Tasks whose affinity excludes the primary domain, queued on their own CPU."),
+        ENQUEUES = MetricDef::counter("enqueues_total", &[], "Calls of ops.enqueue; each dispatches by exactly one path other than direct."),
+        OVERFLOW = MetricDef::counter("overflow_placements_total", &[], "Tasks placed on, or taken by, a CPU outside the primary domain."),
+        LONG_WAITS = MetricDef::counter(
+            "long_waits_total",
+            &[],
+            "Regular tasks taken out of deadline order because they had waited 1 s (low weight behind many others).",
+        ),
+        INTERACTIVE_TASKS = MetricDef {
+            name: "interactive_tasks",
+            labels: &[],
+            kind: MetricKind::Gauge,
+            unit: Unit::Count,
+            help: "Tasks classified interactive now.",
+        },
+    ];
+}
+
+/// The per-CPU counters of the `stats` map, by `enum bpfland_stat_idx`.
+static COUNTERS: &[CounterSlot] = &[
+    (intf::BPFLAND_STAT_DIRECT, &DIRECT),
+    (intf::BPFLAND_STAT_IDLE, &IDLE),
+    (intf::BPFLAND_STAT_PREEMPT, &PREEMPT),
+    (intf::BPFLAND_STAT_INTERACTIVE, &INTERACTIVE),
+    (intf::BPFLAND_STAT_REGULAR, &REGULAR),
+    (intf::BPFLAND_STAT_KTHREAD, &KTHREAD),
+    (intf::BPFLAND_STAT_PINNED, &PINNED),
+    (intf::BPFLAND_STAT_ENQUEUE, &ENQUEUES),
+    (intf::BPFLAND_STAT_OVERFLOW, &OVERFLOW),
+    (intf::BPFLAND_STAT_LONG_WAIT, &LONG_WAITS),
 ];
 
-pub fn read(map: &dyn MapCore, nr_interactive: u64) -> Result<Vec<f64>> {
-    let sums = scxkit_bpf::maps::percpu_u64_sums(map, intf::BPFLAND_NR_STATS)?;
-    let mut values: Vec<f64> = sums.into_iter().map(|v| v as f64).collect();
-    values.push(nr_interactive as f64);
-    Ok(values)
+pub fn read(reading: &mut Snapshot, map: &dyn MapCore, nr_interactive: u64) -> Result<()> {
+    scxkit_bpf::maps::set_percpu_counters(reading, map, COUNTERS)?;
+    reading.set(&INTERACTIVE_TASKS, nr_interactive as f64);
+    Ok(())
 }
 
 pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
@@ -63,27 +81,25 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use scxkit::metrics::static_layout;
 
     #[test]
-    fn metrics_follow_the_bpf_counter_order() {
-        assert_eq!(METRICS.len(), intf::BPFLAND_NR_STATS as usize + 1);
-        for (i, path) in PATHS.iter().enumerate() {
-            assert_eq!(METRICS[intf::BPFLAND_STAT_PATH_FIRST as usize + i].labels, &[("type", *path)]);
-        }
-        assert_eq!(PATHS.len(), (intf::BPFLAND_STAT_PATH_LAST - intf::BPFLAND_STAT_PATH_FIRST + 1) as usize);
-        assert_eq!(METRICS[intf::BPFLAND_STAT_ENQUEUE as usize].name, "enqueues_total");
-        assert_eq!(METRICS[intf::BPFLAND_STAT_OVERFLOW as usize].name, "overflow_placements_total");
-        assert_eq!(METRICS[intf::BPFLAND_STAT_LONG_WAIT as usize].name, "long_waits_total");
+    fn every_bpf_counter_is_bound_once() {
+        assert_eq!(scxkit::metrics::misbound_slots(COUNTERS, intf::BPFLAND_NR_STATS), []);
     }
 
     #[test]
     fn line_partitions_the_dispatches_by_path() {
-        let layout = static_layout(METRICS);
-        let previous = Snapshot::zero(layout.clone());
-        let now = Snapshot { series: layout, values: vec![40.0, 10.0, 2.0, 30.0, 8.0, 0.0, 10.0, 60.0, 4.0, 1.0, 3.0] };
+        let mut now = Snapshot::new();
+        let paths = [&DIRECT, &IDLE, &PREEMPT, &INTERACTIVE, &REGULAR, &KTHREAD, &PINNED];
+        for (def, n) in paths.into_iter().zip([40.0, 10.0, 2.0, 30.0, 8.0, 0.0, 10.0]) {
+            now.set(def, n);
+        }
+        now.set(&ENQUEUES, 60.0);
+        now.set(&OVERFLOW, 4.0);
+        now.set(&LONG_WAITS, 1.0);
+        now.set(&INTERACTIVE_TASKS, 3.0);
         assert_eq!(
-            log_line(&previous, &now),
+            log_line(&Snapshot::new(), &now),
             "dispatched 100: direct 40 (40.0%), idle 10 (10.0%), preempt 2 (2.0%), interactive 30 (30.0%), \
              regular 8 (8.0%), kthread 0 (0.0%), pinned 10 (10.0%) | enqueued 60 | overflow 4 | long waits 1 | interactive tasks 3"
         );

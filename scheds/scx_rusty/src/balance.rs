@@ -10,7 +10,7 @@ use anyhow::Result;
 use libbpf_rs::MapCore;
 use scxkit::infeasible::TaskLoad;
 use scxkit::lb::load::task_loads;
-use scxkit::lb::{Balancer, PassReport, Task};
+use scxkit::lb::{Balancer, LevelCost, PassReport, Task};
 use scxkit::Cpumask;
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -31,8 +31,8 @@ pub struct Shared {
     /// Each domain's load as the BPF side keeps it, busy nice-0 tasks.
     pub dom_loads_bpf: Vec<f64>,
     pub last_report: Option<PassReport>,
-    /// The balancer's per-level figures (scxkit::lb::metrics::values).
-    pub cost_values: Vec<f64>,
+    /// The balancer's costs per level (scxkit::lb::metrics::set_levels).
+    pub costs: Vec<LevelCost>,
 }
 
 pub type SharedRef = Rc<RefCell<Shared>>;
@@ -91,7 +91,7 @@ impl LbJob<'_> {
         shared.nr_tasks = views.len();
         shared.dom_loads_bpf = dom_loads;
         shared.last_report = Some(report);
-        shared.cost_values = scxkit::lb::metrics::values(self.balancer.costs(), &shared.decided);
+        shared.costs = self.balancer.costs().to_vec();
         Ok(())
     }
 }

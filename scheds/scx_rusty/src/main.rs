@@ -114,6 +114,6 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
         })
         .every("load balancer", Duration::from_secs_f64(opts.interval), move || lb.run());
     let reader = stats::Reader::new(&skel.maps.stats, &hierarchy, &doms, shared);
-    let stats = Stats::new(reader.layout(), move || reader.read());
+    let stats = Stats::new(move |reading| reader.read(reading));
     attempt.monitor(skel.object(), link, stats, jobs)
 }

@@ -8,7 +8,6 @@ use anyhow::{Context, Result};
 use bpf_skel::MainSkelBuilder;
 use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use scxkit::metrics::static_layout;
 use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
 
@@ -54,9 +53,9 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     open.maps.rodata_data.as_deref_mut().context("no .rodata")?.slice_ns = opts.slice_us * 1000;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.simple_ops.attach_struct_ops().context("attaching the scheduler")?;
-    let stats = Stats::new(static_layout(stats::METRICS), || {
+    let stats = Stats::new(|reading| {
         let vtime_now_ns = skel.maps.bss_data.as_deref().map_or(0, |bss| bss.vtime_now);
-        stats::read(&skel.maps.stats, vtime_now_ns)
+        stats::read(reading, &skel.maps.stats, vtime_now_ns)
     });
     attempt.monitor(skel.object(), link, stats, Jobs::new())
 }

@@ -1,6 +1,6 @@
 //! Hands readings to whatever recorder the `metrics` facade has (the global one the backends
 //! installed, or a local one in tests): counters as increments of their totals, gauges as
-//! values. Series are told apart by their full key, so a layout may change from one attempt
+//! values. Series are told apart by their full key, so the series may change from one reading
 //! to the next (a restart after hotplug may find other domains).
 
 use metrics::Label;
@@ -26,7 +26,7 @@ impl Publisher {
     }
 
     pub fn publish(&mut self, snapshot: &Snapshot) {
-        for (series, &now) in snapshot.series.iter().zip(&snapshot.values) {
+        for (series, now) in snapshot.iter() {
             self.describe(series);
             let labels: Vec<Label> = series.labels.iter().map(|(k, v)| Label::new(k.clone(), v.clone())).collect();
             match series.def.kind {
@@ -94,4 +94,4 @@ fn facade_unit(unit: Unit) -> metrics::Unit {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

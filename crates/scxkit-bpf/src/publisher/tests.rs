@@ -1,24 +1,12 @@
 use super::*;
 use metrics_exporter_prometheus::PrometheusBuilder;
-use scxkit::metrics::{static_layout, MetricDef};
+use scxkit::metrics::fixture::{domain_loads, reading as snap};
+use scxkit::metrics::MetricDef;
 use std::io::Write as _;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
-static DEFS: &[MetricDef] = &[
-    MetricDef { name: "dispatched_tasks_total", labels: &[("type", "local")], kind: MetricKind::Counter, unit: Unit::Count, help: "Tasks dispatched to an idle CPU's local queue." },
-    MetricDef { name: "dispatched_tasks_total", labels: &[("type", "shared")], kind: MetricKind::Counter, unit: Unit::Count, help: "Tasks dispatched through the shared queue." },
-    MetricDef { name: "interactive_tasks", labels: &[], kind: MetricKind::Gauge, unit: Unit::Count, help: "Tasks classified interactive now." },
-];
-static DOMAIN_LOAD: MetricDef =
-    MetricDef { name: "domain_load", labels: &[], kind: MetricKind::Gauge, unit: Unit::Count, help: "Load of a domain." };
-
-fn snap(values: &[f64]) -> Snapshot {
-    Snapshot { series: static_layout(DEFS), values: values.to_vec() }
-}
-
-fn render_prometheus(readings: &[Snapshot], reset_before: Option<usize>) -> String {
+pub(crate) fn render_prometheus(readings: &[Snapshot], reset_before: Option<usize>) -> String {
     let recorder = PrometheusBuilder::new().add_global_label("scheduler", "test").build_recorder();
     let handle = recorder.handle();
     let mut publisher = Publisher::new();
@@ -35,16 +23,15 @@ fn render_prometheus(readings: &[Snapshot], reset_before: Option<usize>) -> Stri
 
 #[test]
 fn prometheus_output_holds_the_totals_and_passes_promtool() {
-    let domains: Arc<[Series]> = (0..2).map(|d| Series::with(&DOMAIN_LOAD, &[("domain", d.to_string())])).collect();
-    let mut readings = vec![snap(&[5.0, 1.0, 3.0]), snap(&[8.0, 4.0, 2.0])];
-    readings.push(Snapshot { series: domains, values: vec![0.5, 1.5] });
+    let mut readings = vec![snap([5.0, 1.0, 3.0]), snap([8.0, 4.0, 2.0])];
+    readings.push(domain_loads(&[("0", "0", 0.5), ("0", "1", 1.5)]));
     let text = render_prometheus(&readings, None);
     assert!(text.contains("# HELP dispatched_tasks_total Tasks dispatched to an idle CPU's local queue."), "{text}");
     assert!(text.contains("# TYPE dispatched_tasks_total counter"), "{text}");
     assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"local\"} 8"), "{text}");
     assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"shared\"} 4"), "{text}");
     assert!(text.contains("interactive_tasks{scheduler=\"test\"} 2"), "{text}");
-    assert!(text.contains("domain_load{scheduler=\"test\",domain=\"1\"} 1.5"), "{text}");
+    assert!(text.contains("domain_load{scheduler=\"test\",node=\"0\",domain=\"1\"} 1.5"), "{text}");
 
     let mut promtool = Command::new("promtool")
         .args(["check", "metrics"])
@@ -61,27 +48,33 @@ fn prometheus_output_holds_the_totals_and_passes_promtool() {
 #[test]
 fn a_restart_resets_the_baseline_and_counting_goes_on() {
     // 10, then a restart (BPF counters from zero), then 3 and 7: 10 + 3 + 4 = 17.
-    let readings = [snap(&[10.0, 0.0, 0.0]), snap(&[3.0, 0.0, 0.0]), snap(&[7.0, 0.0, 0.0])];
+    let readings = [snap([10.0, 0.0, 0.0]), snap([3.0, 0.0, 0.0]), snap([7.0, 0.0, 0.0])];
     let text = render_prometheus(&readings, Some(1));
     assert!(text.contains("dispatched_tasks_total{scheduler=\"test\",type=\"local\"} 17"), "{text}");
     // A restarted counter that already passed its old value when first read again: only the
     // reset tells its 12 from a growth of 2.
-    let readings = [snap(&[10.0, 0.0, 0.0]), snap(&[12.0, 0.0, 0.0])];
+    let readings = [snap([10.0, 0.0, 0.0]), snap([12.0, 0.0, 0.0])];
     let text = render_prometheus(&readings, Some(1));
     assert!(text.contains("type=\"local\"} 22"), "{text}");
 }
 
-static CPU_SECONDS: &[MetricDef] = &[MetricDef {
+static CPU_SECONDS: MetricDef = MetricDef {
     name: "scheduler_cpu_seconds_total",
     labels: &[],
     kind: MetricKind::Counter,
     unit: Unit::Seconds,
     help: "CPU time of the scheduler's threads.",
-}];
+};
 
 fn cpu_seconds(readings_s: &[f64]) -> Vec<Snapshot> {
-    let layout = static_layout(CPU_SECONDS);
-    readings_s.iter().map(|&s| Snapshot { series: layout.clone(), values: vec![s] }).collect()
+    readings_s
+        .iter()
+        .map(|&s| {
+            let mut reading = Snapshot::new();
+            reading.set(&CPU_SECONDS, s);
+            reading
+        })
+        .collect()
 }
 
 /// The total the recorder holds for `scheduler_cpu_seconds_total` after these readings.
@@ -120,7 +113,7 @@ fn statsd_listener_receives_the_counters() {
         .build(None)
         .unwrap();
     let mut publisher = Publisher::new();
-    metrics::with_local_recorder(&recorder, || publisher.publish(&snap(&[5.0, 2.0, 3.0])));
+    metrics::with_local_recorder(&recorder, || publisher.publish(&snap([5.0, 2.0, 3.0])));
     drop(recorder);
     let mut received = String::new();
     let mut buf = [0u8; 2048];
@@ -133,4 +126,13 @@ fn statsd_listener_receives_the_counters() {
     assert!(received.contains("dispatched_tasks_total:2|c"), "{received}");
     assert!(received.contains("interactive_tasks:3|g"), "{received}");
     assert!(received.contains("scheduler:test"), "{received}");
+}
+
+#[test]
+fn a_vanished_series_keeps_its_last_value_and_a_new_one_starts_from_its_first() {
+    let readings = [domain_loads(&[("0", "0", 2.0), ("0", "1", 3.0)]), domain_loads(&[("0", "0", 4.0), ("1", "2", 1.0)])];
+    let text = render_prometheus(&readings, None);
+    assert!(text.contains("domain_load{scheduler=\"test\",node=\"0\",domain=\"0\"} 4"), "{text}");
+    assert!(text.contains("domain_load{scheduler=\"test\",node=\"0\",domain=\"1\"} 3"), "{text}");
+    assert!(text.contains("domain_load{scheduler=\"test\",node=\"1\",domain=\"2\"} 1"), "{text}");
 }

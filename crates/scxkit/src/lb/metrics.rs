@@ -6,69 +6,73 @@ use super::cost::LevelCost;
 use super::hierarchy::{GroupId, Hierarchy};
 use super::load::LOAD_NICE0_BUSY;
 use super::PassReport;
-use crate::metrics::{MetricDef, MetricKind, Series, Unit};
-use std::sync::Arc;
+use crate::metrics::{MetricDef, MetricKind, Snapshot, Unit};
 
 const fn def(name: &'static str, labels: &'static [(&'static str, &'static str)], kind: MetricKind, unit: Unit, help: &'static str) -> MetricDef {
     MetricDef { name, labels, kind, unit, help }
 }
 
-/// Per level, in this order.
-pub static LB_METRICS: &[MetricDef] = &[
-    def("lb_attempts_total", &[("result", "idle")], MetricKind::Counter, Unit::Count, "Balancing attempts of a level that moved nothing."),
-    def("lb_attempts_total", &[("result", "worked")], MetricKind::Counter, Unit::Count, "Balancing attempts of a level that moved tasks."),
-    def("lb_migrations_total", &[], MetricKind::Counter, Unit::Count, "Tasks a level decided to move."),
-    def("lb_attempt_min_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "Shortest of a level's recent attempts that moved tasks."),
-    def("lb_attempt_avg_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "Average duration of a level's recent attempts that moved tasks."),
-    def("lb_attempt_p99_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "99th percentile duration of a level's recent attempts that moved tasks."),
-    def("lb_attempt_max_ns", &[], MetricKind::Gauge, Unit::Nanoseconds, "Longest of a level's recent attempts that moved tasks."),
-];
-
-/// The series of a hierarchy's levels: every metric of [`LB_METRICS`] once per level.
-pub fn layout(h: &Hierarchy) -> Vec<Series> {
-    h.policies
-        .iter()
-        .flat_map(|p| LB_METRICS.iter().map(move |d| Series::with(d, &[("level", p.name.to_string())])))
-        .collect()
+const fn attempt_ns(name: &'static str, help: &'static str) -> MetricDef {
+    def(name, &[], MetricKind::Gauge, Unit::Nanoseconds, help)
 }
 
-/// Values for [`layout`]: each level's costs and the migrations it decided so far.
-pub fn values(costs: &[LevelCost], migrations: &[u64]) -> Vec<f64> {
-    costs
-        .iter()
-        .zip(migrations)
-        .flat_map(|(c, &moved)| {
-            let w = c.worked_costs();
-            [c.idle as f64, c.worked as f64, moved as f64, w.min_ns as f64, w.avg_ns, w.p99_ns as f64, w.max_ns as f64]
-        })
-        .collect()
+crate::metric_set! {
+    /// Per level (label `level`).
+    pub static LB_METRICS = [
+        LB_ATTEMPTS_IDLE = MetricDef::counter("lb_attempts_total", &[("result", "idle")], "Balancing attempts of a level that moved nothing."),
+        LB_ATTEMPTS_WORKED = MetricDef::counter("lb_attempts_total", &[("result", "worked")], "Balancing attempts of a level that moved tasks."),
+        LB_MIGRATIONS = MetricDef::counter("lb_migrations_total", &[], "Tasks a level decided to move."),
+        LB_ATTEMPT_MIN = attempt_ns("lb_attempt_min_ns", "Shortest of a level's recent attempts that moved tasks."),
+        LB_ATTEMPT_AVG = attempt_ns("lb_attempt_avg_ns", "Average duration of a level's recent attempts that moved tasks."),
+        LB_ATTEMPT_P99 = attempt_ns("lb_attempt_p99_ns", "99th percentile duration of a level's recent attempts that moved tasks."),
+        LB_ATTEMPT_MAX = attempt_ns("lb_attempt_max_ns", "Longest of a level's recent attempts that moved tasks."),
+    ];
 }
 
-/// Per group but the root, in this order. Loads count busy nice-0 tasks (load /
-/// [`LOAD_NICE0_BUSY`]).
-pub static GROUP_METRICS: &[MetricDef] = &[
-    def("lb_load", &[], MetricKind::Gauge, Unit::Count, "A group's load after the last balancing pass, in busy nice-0 tasks."),
-    def(
-        "lb_imbalance",
-        &[],
-        MetricKind::Gauge,
-        Unit::Percent,
-        "A group's load per capacity before the last pass, relative to its parent's average (signed; +100: twice the average).",
-    ),
-    def("lb_delta", &[], MetricKind::Gauge, Unit::Count, "Load the last pass moved into a group (signed, in busy nice-0 tasks)."),
-];
+/// Sets the series of each level of `h`: its costs and the migrations it decided so far.
+pub fn set_levels(reading: &mut Snapshot, h: &Hierarchy, costs: &[LevelCost], migrations: &[u64]) {
+    for ((policy, c), &moved) in h.policies.iter().zip(costs).zip(migrations) {
+        let level = [("level", policy.name)];
+        let w = c.worked_costs();
+        reading.set_with(&LB_ATTEMPTS_IDLE, &level, c.idle as f64);
+        reading.set_with(&LB_ATTEMPTS_WORKED, &level, c.worked as f64);
+        reading.set_with(&LB_MIGRATIONS, &level, moved as f64);
+        reading.set_with(&LB_ATTEMPT_MIN, &level, w.min_ns as f64);
+        reading.set_with(&LB_ATTEMPT_AVG, &level, w.avg_ns);
+        reading.set_with(&LB_ATTEMPT_P99, &level, w.p99_ns as f64);
+        reading.set_with(&LB_ATTEMPT_MAX, &level, w.max_ns as f64);
+    }
+}
 
-/// The series of every group but the root, in [`GroupId`] order, each with every metric of
-/// [`GROUP_METRICS`]. A group is labelled with its ancestors' keys and its own, each under
+crate::metric_set! {
+    /// Per group but the root. Loads count busy nice-0 tasks (load / [`LOAD_NICE0_BUSY`]).
+    pub static GROUP_METRICS = [
+        LB_LOAD = def("lb_load", &[], MetricKind::Gauge, Unit::Count, "A group's load after the last balancing pass, in busy nice-0 tasks."),
+        LB_IMBALANCE = def(
+            "lb_imbalance",
+            &[],
+            MetricKind::Gauge,
+            Unit::Percent,
+            "A group's load per capacity before the last pass, relative to its parent's average (signed; +100: twice the average).",
+        ),
+        LB_DELTA = def("lb_delta", &[], MetricKind::Gauge, Unit::Count, "Load the last pass moved into a group (signed, in busy nice-0 tasks)."),
+    ];
+}
+
+/// Sets the series of every group but the root, in [`GroupId`] order, from a pass of a
+/// balancer over `h`. A group is labelled with its ancestors' keys and its own, each under
 /// its level's policy name: in [`Hierarchy::numa_domains`], a node `node="N"`, a domain
 /// `node="N",domain="D"`.
-pub fn group_layout(h: &Hierarchy) -> Vec<Series> {
-    (1..h.groups.len())
-        .flat_map(|g| {
-            let labels = group_labels(h, g);
-            GROUP_METRICS.iter().map(move |d| Series::with(d, &labels))
-        })
-        .collect()
+pub fn set_groups(reading: &mut Snapshot, h: &Hierarchy, report: &PassReport) {
+    for g in 1..h.groups.len() {
+        let owned = group_labels(h, g);
+        let labels: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let stat = &report.groups[g];
+        let delta = stat.load_after as f64 - stat.load_before as f64;
+        reading.set_with(&LB_LOAD, &labels, busy_tasks(stat.load_after as f64));
+        reading.set_with(&LB_IMBALANCE, &labels, 100.0 * report.group_imbalance(h, g));
+        reading.set_with(&LB_DELTA, &labels, busy_tasks(delta));
+    }
 }
 
 /// (level name, key) from the outermost level down to `g` itself.
@@ -84,31 +88,14 @@ fn group_labels(h: &Hierarchy, g: GroupId) -> Vec<(&'static str, String)> {
     labels
 }
 
-/// Values for [`group_layout`] from a pass of a balancer over `h`.
-pub fn group_values(h: &Hierarchy, report: &PassReport) -> Vec<f64> {
-    (1..h.groups.len())
-        .flat_map(|g| {
-            let stat = &report.groups[g];
-            let delta = stat.load_after as f64 - stat.load_before as f64;
-            [busy_tasks(stat.load_after as f64), 100.0 * report.group_imbalance(h, g), busy_tasks(delta)]
-        })
-        .collect()
-}
-
 fn busy_tasks(load: f64) -> f64 {
     load / LOAD_NICE0_BUSY as f64
-}
-
-/// [`layout`] as the shared list a scheduler's stats hold.
-pub fn shared_layout(h: &Hierarchy) -> Arc<[Series]> {
-    layout(h).into()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lb::{Balancer, LeafSpec, LevelPolicy, Mode, Task};
-    use crate::metrics::Snapshot;
 
     #[test]
     fn one_series_per_group_with_the_pass_figures() {
@@ -118,10 +105,9 @@ mod tests {
         let mut tasks: Vec<Task> =
             [(0, 6), (1, 4), (2, 1), (3, 1)].iter().flat_map(|&(d, n)| (0..n).map(move |_| Task { load: 1024, domain: d, allowed: None })).collect();
         let report = Balancer::new(h.clone(), Mode::Propagate).pass(&mut tasks);
-        let layout = group_layout(&h);
-        assert_eq!(layout.len(), 6 * GROUP_METRICS.len());
-        let snap = Snapshot { series: layout.into(), values: group_values(&h, &report) };
-        assert_eq!(snap.series.len(), snap.values.len());
+        let mut snap = Snapshot::new();
+        set_groups(&mut snap, &h, &report);
+        assert_eq!(snap.len(), 6 * GROUP_METRICS.len());
         let node = |n: &'static str| [("node", n)];
         let dom = |n: &'static str, d: &'static str| [("node", n), ("domain", d)];
         assert_eq!(snap.get("lb_load", &node("0")), 6.0);
@@ -157,8 +143,9 @@ mod tests {
         let mut tasks: Vec<Task> = (0..8).map(|_| Task { load: 1024, domain: 0, allowed: None }).collect();
         let mut lb = Balancer::new(h.clone(), Mode::Propagate);
         let report = lb.pass(&mut tasks);
-        let snap = Snapshot { series: shared_layout(&h), values: values(lb.costs(), &report.moved_per_level.iter().map(|&m| m as u64).collect::<Vec<_>>()) };
-        assert_eq!(snap.series.len(), 2 * LB_METRICS.len());
+        let mut snap = Snapshot::new();
+        set_levels(&mut snap, &h, lb.costs(), &report.moved_per_level.iter().map(|&m| m as u64).collect::<Vec<_>>());
+        assert_eq!(snap.len(), 2 * LB_METRICS.len());
         assert_eq!(snap.get("lb_migrations_total", &[("level", "node")]), 4.0);
         assert_eq!(snap.get("lb_migrations_total", &[("level", "domain")]), 2.0);
         assert_eq!(snap.get("lb_attempts_total", &[("result", "worked"), ("level", "node")]), 1.0);

@@ -1,7 +1,10 @@
 //! The metrics layer's pure part: what a statistic is, and readings of them. A scheduler
-//! declares each statistic once, as a [`MetricDef`]; at run time, when it knows its NUMA
-//! nodes and domains, it lays out the series it reports ([`Series`], a definition plus
-//! labels such as `node="0"`), and every interval it reads all of them into a [`Snapshot`].
+//! declares each statistic once, as a named [`MetricDef`] in a [`metric_set!`]; every
+//! interval it sets the value of each series it has now into a fresh [`Snapshot`], by
+//! definition (`reading.set(&DISPATCHED_LOCAL, n)`) with any labels known only at run time
+//! (`reading.set_with(&DOMAIN_LOAD, &[("node", "0"), ("domain", "1")], load)`), so series
+//! may come and go from one reading to the next. BPF per-CPU counters are bound to their
+//! definitions once, by their index in the BPF enum ([`CounterSlot`], [`set_counters`]).
 //! From that one reading the runtime (crates/scxkit-bpf) feeds every backend: the log line,
 //! the monitor socket, Prometheus and StatsD. This crate does no I/O: the exporters live
 //! with the runtime.
@@ -9,10 +12,12 @@
 //! Counters are raw monotonic counts read from BPF (`dispatched_tasks_total{type="local"}`);
 //! ratios are left to query time. Gauges are instant values.
 
+#[cfg(any(test, feature = "fixtures"))]
+pub mod fixture;
+mod snapshot;
 mod text;
 
 use std::fmt::Write;
-use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetricKind {
@@ -55,6 +60,11 @@ pub struct MetricDef {
 }
 
 impl MetricDef {
+    /// A count with these fixed labels, the most common statistic.
+    pub const fn counter(name: &'static str, labels: &'static [(&'static str, &'static str)], help: &'static str) -> MetricDef {
+        MetricDef { name, labels, kind: MetricKind::Counter, unit: Unit::Count, help }
+    }
+
     /// `name{key="value",...}` with the fixed labels, as Prometheus prints a series.
     pub fn series(&self) -> String {
         series_key(self.name, self.labels.iter().copied())
@@ -76,9 +86,9 @@ impl Series {
     }
 
     /// The series of a definition with run-time labels added after the fixed ones.
-    pub fn with(def: &'static MetricDef, extra: &[(&str, String)]) -> Series {
+    pub fn with(def: &'static MetricDef, extra: &[(&str, &str)]) -> Series {
         let fixed = def.labels.iter().map(|(k, v)| (k.to_string(), v.to_string()));
-        let extra = extra.iter().map(|(k, v)| (k.to_string(), v.clone()));
+        let extra = extra.iter().map(|(k, v)| (k.to_string(), v.to_string()));
         Series { def, labels: fixed.chain(extra).collect() }
     }
 
@@ -88,11 +98,11 @@ impl Series {
     }
 
     /// Whether every label of `filter` is one of this series'.
-    fn has_labels(&self, filter: &[(&str, &str)]) -> bool {
+    pub(crate) fn has_labels(&self, filter: &[(&str, &str)]) -> bool {
         filter.iter().all(|(k, v)| self.labels.iter().any(|(sk, sv)| sk == k && sv == v))
     }
 
-    fn label(&self, key: &str) -> Option<&str> {
+    pub(crate) fn label(&self, key: &str) -> Option<&str> {
         self.labels.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 }
@@ -103,76 +113,6 @@ fn series_key<'a>(name: &str, labels: impl Iterator<Item = (&'a str, &'a str)>) 
         return name.to_string();
     }
     format!("{name}{{{}}}", labels.join(","))
-}
-
-/// The series of a scheduler whose statistics all have fixed labels, in declaration order.
-pub fn static_layout(defs: &'static [MetricDef]) -> Arc<[Series]> {
-    defs.iter().map(Series::of).collect()
-}
-
-/// One reading of every series of a layout, in the layout's order.
-#[derive(Debug, Clone)]
-pub struct Snapshot {
-    pub series: Arc<[Series]>,
-    pub values: Vec<f64>,
-}
-
-impl Snapshot {
-    /// An all-zero reading, the baseline before the first one (and after a restart).
-    pub fn zero(series: Arc<[Series]>) -> Snapshot {
-        let values = vec![0.0; series.len()];
-        Snapshot { series, values }
-    }
-
-    fn find(&self, name: &str, labels: &[(&str, &str)]) -> Option<usize> {
-        self.series
-            .iter()
-            .position(|s| s.def.name == name && s.labels.len() == labels.len() && s.has_labels(labels))
-    }
-
-    /// The value of the series with this name and exactly these labels; 0 if there is none.
-    pub fn get(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
-        self.find(name, labels).map_or(0.0, |i| self.values[i])
-    }
-
-    /// How much a counter grew since `earlier` (its value if it was reset in between).
-    pub fn delta(&self, earlier: &Snapshot, name: &str, labels: &[(&str, &str)]) -> f64 {
-        counter_delta(earlier.get(name, labels), self.get(name, labels))
-    }
-
-    /// The sum over every series of this name carrying at least the labels of `filter`.
-    pub fn sum(&self, name: &str, filter: &[(&str, &str)]) -> f64 {
-        self.matching(name, filter).map(|i| self.values[i]).sum()
-    }
-
-    /// The growth of [`Snapshot::sum`] since `earlier`, series by series.
-    pub fn sum_delta(&self, earlier: &Snapshot, name: &str, filter: &[(&str, &str)]) -> f64 {
-        self.matching(name, filter)
-            .map(|i| {
-                let labels: Vec<(&str, &str)> =
-                    self.series[i].labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-                counter_delta(earlier.get(name, &labels), self.values[i])
-            })
-            .sum()
-    }
-
-    /// The distinct values of label `key` among the series of this name, in layout order:
-    /// the nodes, or the domains, a nested log line walks through.
-    pub fn label_values(&self, name: &str, key: &str) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for s in self.series.iter().filter(|s| s.def.name == name) {
-            if let Some(v) = s.label(key) {
-                if !out.iter().any(|o| o == v) {
-                    out.push(v.to_string());
-                }
-            }
-        }
-        out
-    }
-
-    fn matching<'a>(&'a self, name: &'a str, filter: &'a [(&str, &str)]) -> impl Iterator<Item = usize> + 'a {
-        (0..self.series.len()).filter(move |&i| self.series[i].def.name == name && self.series[i].has_labels(filter))
-    }
 }
 
 /// A counter's growth from `then` to `now`; its value if it was reset in between.
@@ -186,8 +126,33 @@ pub fn was_reset(then: f64, now: f64) -> bool {
     now < then
 }
 
+/// Declares a scheduler's statistics once: a `static` of each definition, named for the
+/// setters (`reading.set(&NAME, value)`), and the set of them all, in this order, for
+/// `--help-stats` and the monitor.
+///
+/// ```
+/// use scxkit::metrics::{MetricDef, MetricKind, Unit};
+/// scxkit::metric_set! {
+///     pub static METRICS = [
+///         ENQUEUES = MetricDef::counter("enqueues_total", &[], "Calls of ops.enqueue."),
+///     ];
+/// }
+/// assert_eq!(METRICS[0].name, ENQUEUES.name);
+/// ```
+#[macro_export]
+macro_rules! metric_set {
+    ($(#[$set_meta:meta])* $vis:vis static $set:ident = [ $( $(#[$meta:meta])* $name:ident = $def:expr ),* $(,)? ];) => {
+        $( $(#[$meta])* $vis static $name: $crate::metrics::MetricDef = $def; )*
+        $(#[$set_meta])*
+        $vis static $set: $crate::metrics::MetricSet = &[ $( &$name ),* ];
+    };
+}
+
+/// A scheduler's statistics, declared with [`metric_set!`].
+pub type MetricSet = &'static [&'static MetricDef];
+
 /// Every statistic with its kind, unit and description: what `--help-stats` prints.
-pub fn help_text(defs: &[MetricDef]) -> String {
+pub fn help_text(defs: &[&MetricDef]) -> String {
     let mut out = String::new();
     for d in defs {
         let kind = match d.kind {
@@ -199,6 +164,7 @@ pub fn help_text(defs: &[MetricDef]) -> String {
     out
 }
 
+pub use snapshot::{misbound_slots, set_counters, CounterSlot, Snapshot};
 pub use text::{parse_text, to_text};
 
 #[cfg(test)]

@@ -1,20 +1,8 @@
+use super::fixture::{domain_loads, reading, DEFS, DISPATCHED_LOCAL, DOMAIN_DEFS, DOMAIN_LOAD, INTERACTIVE_TASKS};
 use super::*;
 
-static DEFS: &[MetricDef] = &[
-    MetricDef { name: "dispatched_tasks_total", labels: &[("type", "local")], kind: MetricKind::Counter, unit: Unit::Count, help: "Tasks dispatched to an idle CPU's local queue." },
-    MetricDef { name: "dispatched_tasks_total", labels: &[("type", "shared")], kind: MetricKind::Counter, unit: Unit::Count, help: "Tasks dispatched through the shared queue." },
-    MetricDef { name: "interactive_tasks", labels: &[], kind: MetricKind::Gauge, unit: Unit::Count, help: "Tasks classified interactive now." },
-];
-
-/// A load per domain, labelled at run time with its node and domain: two nodes, three domains.
-static DOMAIN_LOAD: MetricDef =
-    MetricDef { name: "domain_load", labels: &[], kind: MetricKind::Gauge, unit: Unit::Count, help: "Load of a domain." };
-
-fn nested_layout() -> Arc<[Series]> {
-    [("0", "0"), ("0", "1"), ("1", "2")]
-        .iter()
-        .map(|(node, dom)| Series::with(&DOMAIN_LOAD, &[("node", node.to_string()), ("domain", dom.to_string())]))
-        .collect()
+fn nested() -> Snapshot {
+    domain_loads(&[("0", "0", 1.0), ("0", "1", 2.0), ("1", "2", 4.0)])
 }
 
 #[test]
@@ -28,9 +16,8 @@ fn help_text_lists_every_statistic() {
 
 #[test]
 fn snapshot_lookup_and_deltas() {
-    let layout = static_layout(DEFS);
-    let earlier = Snapshot { series: layout.clone(), values: vec![5.0, 1.0, 3.0] };
-    let now = Snapshot { series: layout, values: vec![8.0, 0.5, 2.0] };
+    let earlier = reading([5.0, 1.0, 3.0]);
+    let now = reading([8.0, 0.5, 2.0]);
     assert_eq!(now.get("dispatched_tasks_total", &[("type", "local")]), 8.0);
     assert_eq!(now.delta(&earlier, "dispatched_tasks_total", &[("type", "local")]), 3.0);
     assert_eq!(now.delta(&earlier, "dispatched_tasks_total", &[("type", "shared")]), 0.5, "reset");
@@ -41,24 +28,61 @@ fn snapshot_lookup_and_deltas() {
 }
 
 #[test]
+fn setting_a_series_again_replaces_its_value_in_place() {
+    let mut now = reading([1.0, 2.0, 3.0]);
+    now.set(&DISPATCHED_LOCAL, 7.0);
+    assert_eq!(now.len(), 3);
+    assert_eq!(now.get("dispatched_tasks_total", &[("type", "local")]), 7.0);
+    let order: Vec<String> = now.iter().map(|(s, _)| s.key()).collect();
+    assert_eq!(order[0], "dispatched_tasks_total{type=\"local\"}", "first set, first shown");
+}
+
+#[test]
+fn series_may_appear_and_vanish_between_readings() {
+    let earlier = nested();
+    let mut now = domain_loads(&[("0", "0", 3.0), ("1", "3", 5.0)]);
+    now.set(&INTERACTIVE_TASKS, 2.0);
+    assert_eq!(now.label_values("domain_load", "domain"), ["0", "3"], "domains 1 and 2 are gone, 3 is new");
+    assert_eq!(now.delta(&earlier, "domain_load", &[("node", "1"), ("domain", "3")]), 5.0, "new: counts from 0");
+    assert_eq!(now.sum_delta(&earlier, "domain_load", &[]), 2.0 + 5.0, "only the series of this reading");
+    assert_eq!(earlier.delta(&now, "domain_load", &[("node", "0"), ("domain", "1")]), 2.0);
+    assert_eq!(now.get("interactive_tasks", &[]), 2.0);
+    assert_eq!(Snapshot::new().delta(&now, "interactive_tasks", &[]), 0.0, "a vanished counter grew by nothing");
+}
+
+#[test]
 fn runtime_labels_nest_nodes_and_domains() {
-    let snap = Snapshot { series: nested_layout(), values: vec![1.0, 2.0, 4.0] };
+    let snap = nested();
     assert_eq!(snap.label_values("domain_load", "node"), ["0", "1"]);
     assert_eq!(snap.sum("domain_load", &[("node", "0")]), 3.0);
     assert_eq!(snap.sum("domain_load", &[("node", "1")]), 4.0);
     assert_eq!(snap.get("domain_load", &[("domain", "1"), ("node", "0")]), 2.0, "label order does not matter");
-    assert_eq!(snap.series[2].key(), "domain_load{node=\"1\",domain=\"2\"}");
+    assert_eq!(snap.iter().nth(2).unwrap().0.key(), "domain_load{node=\"1\",domain=\"2\"}");
+}
+
+#[test]
+fn counters_are_set_through_their_slots() {
+    let slots: &[CounterSlot] = &[(4, &DISPATCHED_LOCAL), (0, &DOMAIN_LOAD)];
+    let mut reading = Snapshot::new();
+    set_counters(&mut reading, slots, |slot| Ok(10 * slot as u64 + 1)).unwrap();
+    assert_eq!(reading.get("dispatched_tasks_total", &[("type", "local")]), 41.0);
+    assert_eq!(reading.get("domain_load", &[]), 1.0);
+    assert!(set_counters(&mut reading, slots, |_| anyhow::bail!("no map")).is_err());
+    assert_eq!(misbound_slots(slots, 5), [1, 2, 3]);
+    assert_eq!(misbound_slots(&[(0, &DISPATCHED_LOCAL), (0, &DOMAIN_LOAD)], 1), [0], "bound twice");
+}
+
+fn pairs(snap: &Snapshot) -> Vec<(String, f64)> {
+    snap.iter().map(|(s, v)| (s.key(), v)).collect()
 }
 
 #[test]
 fn text_round_trip_keeps_series_and_values() {
-    let snap = Snapshot { series: nested_layout(), values: vec![1.5, 2.0, 4.0] };
-    let back = parse_text(&[std::slice::from_ref(&DOMAIN_LOAD)], &to_text(&snap)).unwrap();
-    assert_eq!(back.series, snap.series);
-    assert_eq!(back.values, snap.values);
+    let snap = domain_loads(&[("0", "0", 1.5), ("0", "1", 2.0), ("1", "2", 4.0)]);
+    let back = parse_text(&[DOMAIN_DEFS], &to_text(&snap)).unwrap();
+    assert_eq!(pairs(&back), pairs(&snap));
 
-    let fixed = Snapshot { series: static_layout(DEFS), values: vec![1.0, 2.0, 3.0] };
-    let back = parse_text(&[DEFS], &to_text(&fixed)).unwrap();
+    let back = parse_text(&[DEFS], &to_text(&reading([1.0, 2.0, 3.0]))).unwrap();
     assert_eq!(back.get("dispatched_tasks_total", &[("type", "shared")]), 2.0);
 }
 

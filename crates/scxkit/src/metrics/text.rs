@@ -2,13 +2,13 @@
 //! scheduler serves on its monitor socket and `--monitor` reads back. The reader maps each
 //! line to the scheduler's own declarations, so the monitor computes the very same log line.
 
-use super::{MetricDef, Series, Snapshot};
+use super::{MetricSet, Series, Snapshot};
 use anyhow::{bail, Context, Result};
 use std::fmt::Write;
 
 pub fn to_text(snapshot: &Snapshot) -> String {
     let mut out = String::new();
-    for (series, value) in snapshot.series.iter().zip(&snapshot.values) {
+    for (series, value) in snapshot.iter() {
         let _ = writeln!(out, "{} {value}", series.key());
     }
     out
@@ -16,22 +16,20 @@ pub fn to_text(snapshot: &Snapshot) -> String {
 
 /// Parses [`to_text`]'s output (lines starting with '#' are comments); each series must match
 /// a definition of one of `def_sets` by name and fixed labels (a monitor of another scheduler, or of another version, is refused).
-pub fn parse_text(def_sets: &[&'static [MetricDef]], text: &str) -> Result<Snapshot> {
-    let mut series = Vec::new();
-    let mut values = Vec::new();
+pub fn parse_text(def_sets: &[MetricSet], text: &str) -> Result<Snapshot> {
+    let mut snapshot = Snapshot::new();
     for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let (key, value) = line.rsplit_once(' ').with_context(|| format!("no value in '{line}'"))?;
         let value: f64 = value.parse().with_context(|| format!("bad value in '{line}'"))?;
         let (name, labels) = parse_key(key).with_context(|| format!("bad series '{key}'"))?;
         let def = def_sets
             .iter()
-            .flat_map(|set| set.iter())
+            .flat_map(|set| set.iter().copied())
             .find(|d| d.name == name && d.labels.iter().all(|(k, v)| labels.iter().any(|(lk, lv)| lk == k && lv == v)))
             .with_context(|| format!("series '{key}' is not one this scheduler declares"))?;
-        series.push(Series { def, labels });
-        values.push(value);
+        snapshot.insert(Series { def, labels }, value);
     }
-    Ok(Snapshot { series: series.into(), values })
+    Ok(snapshot)
 }
 
 fn parse_key(key: &str) -> Result<(&str, Vec<(String, String)>)> {
