@@ -13,7 +13,7 @@ use scxkit::cpuset::resolve_cpu_set;
 use scxkit::{Cpumask, Topology};
 use scxkit::metrics::static_layout;
 use scxkit_bpf::upstream::{Instead::{self, Nearest, Nothing}, Unsupported};
-use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
+use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerOptions, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
 use std::time::Duration;
 
@@ -152,6 +152,20 @@ impl Opts {
         scxkit_bpf::upstream::try_parse_from(UPSTREAM_ONLY, args)
     }
 
+    fn slice_min_us(&self) -> u64 {
+        self.upstream_s.flatten().unwrap_or(self.slice_min_us)
+    }
+
+    fn nvcsw_threshold(&self) -> u64 {
+        if self.nvcsw_threshold == 0 { NVCSW_THRESHOLD_NEVER } else { self.nvcsw_threshold }
+    }
+}
+
+impl SchedulerOptions for Opts {
+    fn common(&self) -> &CommonOpts {
+        &self.common
+    }
+
     /// Refuses what the parser cannot see: options that contradict each other.
     fn check(&self) -> Result<()> {
         if self.upstream_s == Some(None) {
@@ -167,24 +181,12 @@ impl Opts {
         }
         Ok(())
     }
-
-    fn slice_min_us(&self) -> u64 {
-        self.upstream_s.flatten().unwrap_or(self.slice_min_us)
-    }
-
-    fn nvcsw_threshold(&self) -> u64 {
-        if self.nvcsw_threshold == 0 { NVCSW_THRESHOLD_NEVER } else { self.nvcsw_threshold }
-    }
 }
 
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
-        return done;
-    }
-    scxkit_bpf::cli::exit_on_bad_options(opts.check());
     let watch = watch::Watch::new(&opts.watch_pid)?;
-    scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, &watch, attempt))
+    scxkit_bpf::run(&SPEC, &opts, |attempt| run_once(&opts, &watch, attempt))
 }
 
 /// The primary domain: the requested CPUs, offline ones included (BPF follows hotplug and

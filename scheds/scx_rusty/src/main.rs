@@ -47,11 +47,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
-        return done;
-    }
-    scxkit_bpf::cli::exit_on_bad_options(opts.check());
-    scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, attempt))
+    scxkit_bpf::run(&SPEC, &opts, |attempt| run_once(&opts, attempt))
 }
 
 fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
