@@ -20,13 +20,7 @@ use std::time::Duration;
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_bpfland",
     hotplug: scxkit_bpf::Hotplug::Follows,
-    required_kfuncs: &[
-        "scx_bpf_select_cpu_and",
-        "scx_bpf_dsq_insert",
-        "scx_bpf_dsq_insert_vtime",
-        "scx_bpf_dsq_move_to_local",
-        "scx_bpf_task_cpu",
-    ],
+    required_kfuncs: scxkit_bpf::spec::SELECT_CPU_AND_VTIME_KFUNCS,
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "both classes share the global FIFO, interactive tasks at its head, and CPUs outside the primary domain may take queued work"),
         ("scx_bpf_test_and_clear_cpu_idle", "the previous CPU is not tried before the kernel's own idle selection"),

@@ -27,13 +27,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_rusty",
     // Its domains come from the CPUs online at load: rebuilt once they change for good.
     hotplug: scxkit_bpf::Hotplug::RebuildsWhenSettled,
-    required_kfuncs: &[
-        "scx_bpf_select_cpu_and",
-        "scx_bpf_dsq_insert",
-        "scx_bpf_dsq_insert_vtime",
-        "scx_bpf_dsq_move_to_local",
-        "scx_bpf_task_cpu",
-    ],
+    required_kfuncs: scxkit_bpf::spec::SELECT_CPU_AND_VTIME_KFUNCS,
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "every domain shares the global FIFO: no per-domain queues, no stealing"),
         ("scx_bpf_dsq_nr_queued", "no greedy stealing (a queue's length cannot be read)"),
