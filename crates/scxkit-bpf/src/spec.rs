@@ -33,8 +33,8 @@ pub const SELECT_CPU_AND_VTIME_KFUNCS: &[&str] = &[
 
 /// How a scheduler meets a CPU going on or offline. Either way its BPF side implements
 /// `ops.cpu_online` and `ops.cpu_offline`, so the kernel never ejects it for hotplug: that
-/// restart runs the whole unload inside the hotplug, and on 6.19 it once starved the RCU
-/// grace period the unload waits for, with the scheduler half-unloaded for good (a storm of
+/// restart runs the whole unload inside the hotplug, and on 6.19 it can starve the RCU
+/// grace period the unload waits for, leaving the scheduler half-unloaded for good (under a storm of
 /// hotplug events with scx_rusty under load, tests/guest/hotplug.sh).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hotplug {
