@@ -4,6 +4,7 @@
 scxkit_bpf::scheduler_modules!();
 mod balance;
 mod bpf_io;
+mod control;
 mod domains;
 mod opts;
 mod stats;
@@ -11,11 +12,11 @@ mod tuner;
 
 use anyhow::{bail, Context, Result};
 use balance::{LbJob, LbMaps, Shared};
+use control::{Control, TuneMap};
 use bpf_skel::MainSkelBuilder;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use opts::Opts;
 use scxkit::lb::{Balancer, Hierarchy, Mode};
-use scxkit::procstat::read_proc_stat;
 use scxkit_bpf::{Attempt, ExitInfo, Jobs, SchedulerSpec, Stats};
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
@@ -80,29 +81,20 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     let link = skel.maps.rusty_ops.attach_struct_ops().context("attaching the scheduler")?;
     let skel = &skel;
 
-    let mut tuner = Tuner::new(opts.tuner_config(), doms.domains.iter().map(|d| d.cpus.clone()).collect());
-    let shared = Rc::new(RefCell::new(Shared { tuning: tuner.initial(), ..Default::default() }));
-    bpf_io::write_tune(&skel.maps.tune, &shared.borrow().tuning.to_input(0))?;
-    let mut lb = LbJob {
+    let tuner = Tuner::new(opts.tuner_config(), doms.domains.iter().map(|d| d.cpus.clone()).collect());
+    let tune = TuneMap::new(&skel.maps.tune, tuner.initial())?;
+    let shared = Rc::new(RefCell::new(Shared { tuning: tune.tuning().clone(), ..Default::default() }));
+    let lb = LbJob {
         balancer: Balancer::new(hierarchy.clone(), Mode::Propagate),
-        maps: LbMaps { tasks: &skel.maps.task_ctxs, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats, tune: &skel.maps.tune },
+        maps: LbMaps { tasks: &skel.maps.task_ctxs, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats },
         half_life_ns: opts.half_life_ns(),
         nr_online: topo.nr_online(),
         enabled: !opts.no_load_balance,
         shared: shared.clone(),
         last_pass_ns: 0,
     };
-    let tune_shared = shared.clone();
-    let jobs = Jobs::new()
-        .every("tuner", Duration::from_secs_f64(opts.tune_interval), move || {
-            if let Some(tuning) = tuner.step(read_proc_stat()?) {
-                let mut s = tune_shared.borrow_mut();
-                bpf_io::write_tune(&skel.maps.tune, &tuning.to_input(s.lb_seq))?;
-                s.tuning = tuning;
-            }
-            Ok(())
-        })
-        .every("load balancer", Duration::from_secs_f64(opts.interval), move || lb.run());
+    let steps = Control::steps(Duration::from_secs_f64(opts.tune_interval), Duration::from_secs_f64(opts.interval));
+    let jobs = Jobs::new().owned(Control { tuner, lb, tune }, &steps);
     let reader = stats::Reader::new(&skel.maps.stats, &hierarchy, &doms, shared);
     let stats = Stats::new(reader.layout(), move || reader.read());
     attempt.monitor(skel.object(), link, stats, jobs)
