@@ -88,38 +88,6 @@ fn parse_interval_s(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn interval_parsing() {
-        assert_eq!(parse_interval_s("2"), Ok(2.0));
-        assert_eq!(parse_interval_s("0.5"), Ok(0.5));
-        assert!(parse_interval_s("0").unwrap_err().contains("at least"));
-        assert!(parse_interval_s("abc").unwrap_err().contains("'abc'"));
-        assert!(parse_interval_s("NaN").is_err());
-        assert!(parse_interval_s("inf").is_err());
-    }
-
-    #[test]
-    fn exit_dump_len_parsing() {
-        assert_eq!(parse_exit_dump_len("0"), Ok(DEFAULT_EXIT_DUMP_LEN));
-        assert_eq!(parse_exit_dump_len("4096"), Ok(4096));
-        assert!(parse_exit_dump_len("1").unwrap_err().contains("must be 0"));
-        assert!(parse_exit_dump_len("x").is_err());
-    }
-
-    #[test]
-    fn watchdog_timeout_parsing() {
-        assert_eq!(parse_watchdog_timeout_ms("0"), Ok(0));
-        assert_eq!(parse_watchdog_timeout_ms("500"), Ok(500));
-        assert!(parse_watchdog_timeout_ms("1").unwrap_err().contains("100 to 30000"));
-        assert!(parse_watchdog_timeout_ms("40000").is_err());
-        assert!(parse_watchdog_timeout_ms("x").is_err());
-    }
-}
-
 /// A scheduler's options, as the runtime sees them: the options every scheduler takes, and
 /// one check of its own. The runtime calls [`SchedulerOptions::check`] in one place, after
 /// the modes that load nothing (`--version`, `--help-stats`, `--monitor`) and before any
@@ -151,5 +119,37 @@ pub(crate) fn exit_on_bad_options(checked: anyhow::Result<()>) {
     if let Err(e) = checked {
         eprintln!("Error: {e:#}");
         std::process::exit(2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_parsing() {
+        assert_eq!(parse_interval_s("2"), Ok(2.0));
+        assert_eq!(parse_interval_s("0.5"), Ok(0.5));
+        assert!(parse_interval_s("0").unwrap_err().contains("at least"));
+        assert!(parse_interval_s("abc").unwrap_err().contains("'abc'"));
+        assert!(parse_interval_s("NaN").is_err());
+        assert!(parse_interval_s("inf").is_err());
+    }
+
+    #[test]
+    fn exit_dump_len_parsing() {
+        assert_eq!(parse_exit_dump_len("0"), Ok(DEFAULT_EXIT_DUMP_LEN));
+        assert_eq!(parse_exit_dump_len("4096"), Ok(4096));
+        assert!(parse_exit_dump_len("1").unwrap_err().contains("must be 0"));
+        assert!(parse_exit_dump_len("x").is_err());
+    }
+
+    #[test]
+    fn watchdog_timeout_parsing() {
+        assert_eq!(parse_watchdog_timeout_ms("0"), Ok(0));
+        assert_eq!(parse_watchdog_timeout_ms("500"), Ok(500));
+        assert!(parse_watchdog_timeout_ms("1").unwrap_err().contains("100 to 30000"));
+        assert!(parse_watchdog_timeout_ms("40000").is_err());
+        assert!(parse_watchdog_timeout_ms("x").is_err());
     }
 }

@@ -47,7 +47,14 @@ pub type Step<S> = (&'static str, Duration, fn(&mut S) -> Result<()>);
 /// owner in turn, so steps that write the same things (a BPF map) need no shared state.
 struct Group<S> {
     owner: S,
-    steps: Vec<(&'static str, Deadline, fn(&mut S) -> Result<()>)>,
+    steps: Vec<Scheduled<S>>,
+}
+
+/// A step with its deadline.
+struct Scheduled<S> {
+    name: &'static str,
+    deadline: Deadline,
+    work: fn(&mut S) -> Result<()>,
 }
 
 /// What [`Jobs`] asks of a group, whatever its owner.
@@ -58,14 +65,14 @@ trait Periodic {
 
 impl<S> Periodic for Group<S> {
     fn next_due(&self) -> Option<Instant> {
-        self.steps.iter().map(|(_, deadline, _)| deadline.next()).min()
+        self.steps.iter().map(|step| step.deadline.next()).min()
     }
 
     fn run_due(&mut self, now: Instant) {
-        for (name, deadline, work) in &mut self.steps {
-            if deadline.fire(now) {
-                if let Err(e) = work(&mut self.owner) {
-                    log::warn!("{name}: {e:#}");
+        for step in &mut self.steps {
+            if step.deadline.fire(now) {
+                if let Err(e) = (step.work)(&mut self.owner) {
+                    log::warn!("{}: {e:#}", step.name);
                 }
             }
         }
@@ -92,7 +99,7 @@ impl<'a> Jobs<'a> {
     /// order given when several are due at once.
     pub fn owned<S: 'a>(mut self, owner: S, steps: &[Step<S>]) -> Jobs<'a> {
         let start = Instant::now();
-        let steps = steps.iter().map(|&(name, interval, work)| (name, Deadline::new(interval, start), work)).collect();
+        let steps = steps.iter().map(|&(name, interval, work)| Scheduled { name, deadline: Deadline::new(interval, start), work }).collect();
         self.groups.push(Box::new(Group { owner, steps }));
         self
     }
