@@ -12,8 +12,8 @@ mod tuner;
 
 use anyhow::{bail, Context, Result};
 use balance::{LbJob, LbMaps, Shared};
-use control::{Control, TuneMap};
 use bpf_skel::MainSkelBuilder;
+use control::{Control, TuneMap};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use opts::Opts;
 use scxkit::lb::{Balancer, Hierarchy, Mode};
