@@ -88,6 +88,40 @@ fn parse_interval_s(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
+/// A scheduler's options, as the runtime sees them: the options every scheduler takes, and
+/// one check of its own. The runtime calls [`SchedulerOptions::check`] in one place, after
+/// the modes that load nothing (`--version`, `--help-stats`, `--monitor`) and before any
+/// check of the kernel or any load.
+pub trait SchedulerOptions {
+    /// The options every scheduler takes, flattened into its own.
+    fn common(&self) -> &CommonOpts;
+
+    /// Refuses what the parser cannot see (options that contradict each other, values out of
+    /// a range that depends on another), with a message naming the option.
+    fn check(&self) -> anyhow::Result<()>;
+}
+
+impl SchedulerOptions for CommonOpts {
+    fn common(&self) -> &CommonOpts {
+        self
+    }
+
+    /// Each common option is checked by its own parser.
+    fn check(&self) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// Ends the process as clap ends it for a malformed option (the message on stderr, status 2)
+/// when a scheduler's own option check failed: a service manager then tells a bad
+/// configuration, not worth a restart, from a failure that is.
+pub(crate) fn exit_on_bad_options(checked: anyhow::Result<()>) {
+    if let Err(e) = checked {
+        eprintln!("Error: {e:#}");
+        std::process::exit(2);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,15 +151,5 @@ mod tests {
         assert!(parse_watchdog_timeout_ms("1").unwrap_err().contains("100 to 30000"));
         assert!(parse_watchdog_timeout_ms("40000").is_err());
         assert!(parse_watchdog_timeout_ms("x").is_err());
-    }
-}
-
-/// Ends the process as clap ends it for a malformed option (the message on stderr, status 2)
-/// when a scheduler's own option check failed: a service manager then tells a bad
-/// configuration, not worth a restart, from a failure that is.
-pub fn exit_on_bad_options(checked: anyhow::Result<()>) {
-    if let Err(e) = checked {
-        eprintln!("Error: {e:#}");
-        std::process::exit(2);
     }
 }

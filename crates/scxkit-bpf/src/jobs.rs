@@ -40,17 +40,49 @@ impl Deadline {
     }
 }
 
-/// A named periodic job.
-pub struct Job<'a> {
-    pub name: &'static str,
+/// One step of a group: a named piece of work on the group's owner, at its own interval.
+pub type Step<S> = (&'static str, Duration, fn(&mut S) -> Result<()>);
+
+/// Periodic steps that act on one owner, each at its own interval: each is handed the
+/// owner in turn, so steps that write the same things (a BPF map) need no shared state.
+struct Group<S> {
+    owner: S,
+    steps: Vec<Scheduled<S>>,
+}
+
+/// A step with its deadline.
+struct Scheduled<S> {
+    name: &'static str,
     deadline: Deadline,
-    work: Box<dyn FnMut() -> Result<()> + 'a>,
+    work: fn(&mut S) -> Result<()>,
+}
+
+/// What [`Jobs`] asks of a group, whatever its owner.
+trait Periodic {
+    fn next_due(&self) -> Option<Instant>;
+    fn run_due(&mut self, now: Instant);
+}
+
+impl<S> Periodic for Group<S> {
+    fn next_due(&self) -> Option<Instant> {
+        self.steps.iter().map(|step| step.deadline.next()).min()
+    }
+
+    fn run_due(&mut self, now: Instant) {
+        for step in &mut self.steps {
+            if step.deadline.fire(now) {
+                if let Err(e) = (step.work)(&mut self.owner) {
+                    log::warn!("{}: {e:#}", step.name);
+                }
+            }
+        }
+    }
 }
 
 /// The periodic jobs of one attempt.
 #[derive(Default)]
 pub struct Jobs<'a> {
-    jobs: Vec<Job<'a>>,
+    groups: Vec<Box<dyn Periodic + 'a>>,
 }
 
 impl<'a> Jobs<'a> {
@@ -59,25 +91,29 @@ impl<'a> Jobs<'a> {
     }
 
     /// Adds `work`, to run every `interval` from now on.
-    pub fn every(mut self, name: &'static str, interval: Duration, work: impl FnMut() -> Result<()> + 'a) -> Jobs<'a> {
-        self.jobs.push(Job { name, deadline: Deadline::new(interval, Instant::now()), work: Box::new(work) });
+    pub fn every<F: FnMut() -> Result<()> + 'a>(self, name: &'static str, interval: Duration, work: F) -> Jobs<'a> {
+        self.owned(work, &[(name, interval, |work: &mut F| work())])
+    }
+
+    /// Adds `steps` on one owner, each to run every its own interval from now on, in the
+    /// order given when several are due at once.
+    pub fn owned<S: 'a>(mut self, owner: S, steps: &[Step<S>]) -> Jobs<'a> {
+        let start = Instant::now();
+        let steps = steps.iter().map(|&(name, interval, work)| Scheduled { name, deadline: Deadline::new(interval, start), work }).collect();
+        self.groups.push(Box::new(Group { owner, steps }));
         self
     }
 
     /// The earliest deadline, if any job is registered.
     pub fn next_due(&self) -> Option<Instant> {
-        self.jobs.iter().map(|j| j.deadline.next()).min()
+        self.groups.iter().filter_map(|g| g.next_due()).min()
     }
 
     /// Runs every job due at `now`, in registration order. A failing job is logged and
     /// stays scheduled: one bad reading must not stop the scheduler.
     pub fn run_due(&mut self, now: Instant) {
-        for job in &mut self.jobs {
-            if job.deadline.fire(now) {
-                if let Err(e) = (job.work)() {
-                    log::warn!("{}: {e:#}", job.name);
-                }
-            }
+        for group in &mut self.groups {
+            group.run_due(now);
         }
     }
 }
@@ -123,5 +159,22 @@ mod tests {
         }
         assert_eq!(fast.get(), 10);
         assert_eq!(slow.get(), 4, "at 250, 500, 750, 1000 ms");
+    }
+
+    #[test]
+    fn steps_on_one_owner_run_at_their_own_intervals_in_order() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let steps: &[Step<&std::cell::RefCell<Vec<&str>>>] = &[
+            ("fast", 100 * MS, |log| { log.borrow_mut().push("fast"); Ok(()) }),
+            ("slow", 250 * MS, |log| { log.borrow_mut().push("slow"); Ok(()) }),
+        ];
+        let mut jobs = Jobs::new().owned(&log, steps);
+        let t0 = Instant::now();
+        assert!(jobs.next_due().unwrap() <= t0 + 100 * MS);
+        for step in 1..=5 {
+            jobs.run_due(t0 + step * 100 * MS + MS);
+        }
+        drop(jobs);
+        assert_eq!(log.into_inner(), ["fast", "fast", "fast", "slow", "fast", "fast", "slow"]);
     }
 }

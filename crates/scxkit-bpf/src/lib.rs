@@ -1,8 +1,8 @@
 //! The runtime every scxkit scheduler uses.
 //!
-//! A scheduler's `main` parses its options (with [`CommonOpts`] flattened in) with [`parse`]
-//! (which also gives it a man page and shell completions, [`docs`]) and calls
-//! [`run`] with a closure for one attempt: from [`Attempt::topology`] (read anew for every
+//! A scheduler's `main` parses its options (with [`CommonOpts`] flattened in, and their own
+//! check: [`SchedulerOptions`]) with [`parse`] (which also gives it a man page and shell
+//! completions, [`docs`]) and calls [`run`] with a closure for one attempt: from [`Attempt::topology`] (read anew for every
 //! attempt) it derives its settings, opens its skeleton, [`prepare_ops!`], loads, attaches,
 //! and hands the link with its [`Stats`] and periodic [`Jobs`] to [`Attempt::monitor`] (or
 //! [`Attempt::drive`] when it runs a loop of its own). The runtime does the rest: refuses
@@ -32,12 +32,12 @@ mod test_scheduler;
 pub mod upstream;
 pub mod version;
 
-pub use cli::CommonOpts;
+pub use cli::{CommonOpts, SchedulerOptions};
 pub use compat::KernelBtf;
 pub use docs::parse;
 pub use exit_info::ExitInfo;
 pub use jobs::Jobs;
-pub use runner::{info_mode, run, Attempt, Stats};
+pub use runner::{run, Attempt, Stats};
 pub use spec::{Hotplug, SchedulerSpec};
 pub use sysfs_state::{preflight, SchedExtState};
 

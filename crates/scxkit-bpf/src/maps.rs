@@ -55,7 +55,7 @@ pub fn as_bytes<T: PlainC>(value: &T) -> &[u8] {
 fn sum_u64_values(values: &[Vec<u8>]) -> u64 {
     values
         .iter()
-        .filter_map(|v| v.get(..8).map(|b| u64::from_ne_bytes(b.try_into().unwrap())))
+        .filter_map(|v| from_prefix::<u64>(v))
         .fold(0u64, |acc, v| acc.wrapping_add(v))
 }
 

@@ -5,7 +5,7 @@
 //! built for other CPUs is due (`Hotplug::RebuildsWhenSettled`).
 
 use crate::backends;
-use crate::cli::CommonOpts;
+use crate::cli::{exit_on_bad_options, CommonOpts, SchedulerOptions};
 use crate::compat::KernelBtf;
 use crate::exit_info::{dump_map_entries, ExitInfo, EXIT_DUMP_MAP};
 use crate::hotplug::{self, HotplugNews, HotplugWatch};
@@ -56,15 +56,18 @@ struct Session<'a> {
     server: StatsServer,
 }
 
-/// Runs a scheduler: logging, `--help-stats`, `--monitor`, the checks that refuse to start
-/// (no sched_ext, another scheduler loaded, a required kfunc missing), the metrics
+/// Runs a scheduler: logging, `--version`, `--help-stats`, `--monitor`, its option check
+/// (a failure exits with status 2, as a malformed option does), the checks that refuse to
+/// start (no sched_ext, another scheduler loaded, a required kfunc missing), the metrics
 /// backends, then `attempt` (open, configure from [`Attempt::topology`], load, attach,
 /// [`Attempt::monitor`] or [`Attempt::drive`]) again while the kernel asks for restarts.
 /// Returns Ok only when a signal stopped the scheduler; any other end is an error.
-pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut Attempt) -> Result<ExitInfo>) -> Result<()> {
+pub fn run(spec: &SchedulerSpec, options: &impl SchedulerOptions, mut attempt: impl FnMut(&mut Attempt) -> Result<ExitInfo>) -> Result<()> {
+    let opts = options.common();
     if let Some(done) = info_mode(spec, opts) {
         return done;
     }
+    exit_on_bad_options(options.check());
     crate::preflight(spec.name)?;
     let btf = KernelBtf::from_vmlinux()?;
     btf.require_kfuncs(spec.required_kfuncs)?;
@@ -101,9 +104,8 @@ pub fn run(spec: &SchedulerSpec, opts: &CommonOpts, mut attempt: impl FnMut(&mut
 }
 
 /// Runs `--version`, `--help-stats` or `--monitor` when asked: modes that load nothing, need
-/// no root, and ignore the scheduler's own options. A scheduler whose `main` checks its options before
-/// [`run`] calls this first: `if let Some(done) = info_mode(&SPEC, &opts.common) { return done; }`.
-pub fn info_mode(spec: &SchedulerSpec, opts: &CommonOpts) -> Option<Result<()>> {
+/// no root, and ignore the scheduler's own options.
+fn info_mode(spec: &SchedulerSpec, opts: &CommonOpts) -> Option<Result<()>> {
     crate::logging::init(opts.verbose > 0);
     if opts.version {
         print!("{}", crate::version::report(spec, &crate::version::KernelFeatures::probe(spec)));

@@ -20,10 +20,21 @@ pub struct SchedulerSpec {
     pub log_line: fn(&Snapshot, &Snapshot) -> String,
 }
 
+/// What a scheduler needs of the kernel when it picks idle CPUs with `scx_bpf_select_cpu_and`,
+/// orders its queues by vtime and reads a task's CPU: scx_bpfland's and scx_rusty's
+/// [`SchedulerSpec::required_kfuncs`].
+pub const SELECT_CPU_AND_VTIME_KFUNCS: &[&str] = &[
+    "scx_bpf_select_cpu_and",
+    "scx_bpf_dsq_insert",
+    "scx_bpf_dsq_insert_vtime",
+    "scx_bpf_dsq_move_to_local",
+    "scx_bpf_task_cpu",
+];
+
 /// How a scheduler meets a CPU going on or offline. Either way its BPF side implements
 /// `ops.cpu_online` and `ops.cpu_offline`, so the kernel never ejects it for hotplug: that
-/// restart runs the whole unload inside the hotplug, and on 6.19 it once starved the RCU
-/// grace period the unload waits for, with the scheduler half-unloaded for good (a storm of
+/// restart runs the whole unload inside the hotplug, and on 6.19 it can starve the RCU
+/// grace period the unload waits for, leaving the scheduler half-unloaded for good (under a storm of
 /// hotplug events with scx_rusty under load, tests/guest/hotplug.sh).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hotplug {

@@ -13,8 +13,8 @@
 //! A scheduler is a [`Policy`] and a `main`:
 //!
 //! ```ignore
-//! let opts = Opts::parse(); // with `#[command(flatten)] framework: FrameworkOpts`
-//! scxkit_userspace::run("scx_mine", &opts.framework, |topology| Ok(MyPolicy::new(topology)))
+//! let opts = Opts::parse(); // with `#[command(flatten)] framework: FrameworkOpts`, and PolicyOptions
+//! scxkit_userspace::run("scx_mine", &opts, |topology| Ok(MyPolicy::new(topology)))
 //! ```
 //!
 //! The runtime (scxkit-bpf) does the rest: checks before loading, statistics (log line,
@@ -27,7 +27,7 @@ mod policy;
 mod session;
 pub mod stats;
 
-pub use opts::FrameworkOpts;
+pub use opts::{FrameworkOpts, PolicyOptions};
 pub use policy::{Decision, Dispatcher, KernelView, Policy, QueuedTask, Target};
 /// Upstream's option names, for a scheduler that shares its name with an upstream one.
 pub use scxkit_bpf::upstream;
@@ -58,8 +58,9 @@ static METRIC_SETS: &[MetricSet] = &[stats::METRICS];
 
 /// Runs the scheduler `name` with the policy `make_policy` builds for each attempt (again
 /// after a CPU hotplug, from the new topology). Returns when a signal stopped it; any other
-/// end is an error.
-pub fn run<P: Policy>(name: &'static str, opts: &FrameworkOpts, mut make_policy: impl FnMut(&Topology) -> Result<P>) -> Result<()> {
+/// end is an error. The runtime checks `options` (the framework's, then the scheduler's own)
+/// before anything loads.
+pub fn run<P: Policy>(name: &'static str, options: &impl PolicyOptions, mut make_policy: impl FnMut(&Topology) -> Result<P>) -> Result<()> {
     let spec: &'static SchedulerSpec = Box::leak(Box::new(SchedulerSpec {
         name,
         hotplug: scxkit_bpf::Hotplug::Follows,
@@ -68,13 +69,12 @@ pub fn run<P: Policy>(name: &'static str, opts: &FrameworkOpts, mut make_policy:
         metrics: METRIC_SETS,
         log_line: stats::log_line,
     }));
-    if let Some(done) = scxkit_bpf::info_mode(spec, &opts.common) {
-        return done;
-    }
-    opts.check()?;
+    let opts = options.framework();
+    // Before the runtime starts any thread: threads inherit the memory policy.
+    scxkit_bpf::logging::init(opts.common.verbose > 0);
     memory::opt_out_of_numa_balancing();
     let mut resident = false;
-    scxkit_bpf::run(spec, &opts.common, |attempt| {
+    scxkit_bpf::run(spec, &opts::Checked(options), |attempt| {
         if !resident {
             memory::keep_resident();
             resident = true;

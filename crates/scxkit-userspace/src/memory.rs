@@ -10,8 +10,7 @@ const HEAP_RESERVE_BYTES: usize = 16 << 20;
 
 /// Stack the policy loop may use without a fault, in bytes: a stack grows by faulting in
 /// each page at its first use, locked or not, so a path deeper than any taken before (a rare
-/// branch, an error message) faulted in the loop (one fault in a second was seen in the
-/// guest).
+/// branch, an error message) would fault in the loop.
 const STACK_RESERVE_BYTES: usize = 512 << 10;
 
 /// Uses STACK_RESERVE_BYTES of this thread's stack once, so that its pages are in.

@@ -3,7 +3,7 @@
 use crate::intf;
 use anyhow::{bail, Result};
 use clap::Args;
-use scxkit_bpf::CommonOpts;
+use scxkit_bpf::{CommonOpts, SchedulerOptions};
 
 #[derive(Debug, Clone, Args)]
 pub struct FrameworkOpts {
@@ -23,10 +23,35 @@ pub struct FrameworkOpts {
     pub common: CommonOpts,
 }
 
+/// A userspace-policy scheduler's options: the framework's, flattened into its own, and one
+/// check of its own, which the runtime calls after the framework's, before anything loads.
+pub trait PolicyOptions {
+    /// The framework's options.
+    fn framework(&self) -> &FrameworkOpts;
+
+    /// Refuses what the parser cannot see (options that contradict each other), with a
+    /// message naming the option.
+    fn check(&self) -> Result<()>;
+}
+
+/// A scheduler's options as the runtime checks them: the framework's check, then its own.
+pub(crate) struct Checked<'a, O>(pub &'a O);
+
+impl<O: PolicyOptions> SchedulerOptions for Checked<'_, O> {
+    fn common(&self) -> &CommonOpts {
+        &self.0.framework().common
+    }
+
+    fn check(&self) -> Result<()> {
+        self.0.framework().check()?;
+        self.0.check()
+    }
+}
+
 impl FrameworkOpts {
     /// Refuses options that contradict each other. The fallback must start well before the
     /// kernel's watchdog gives up on a task the stopped policy holds: at most half of it.
-    pub fn check(&self) -> Result<()> {
+    fn check(&self) -> Result<()> {
         let watchdog_ms = u64::from(self.common.watchdog_timeout_ms);
         if watchdog_ms != 0 && self.fallback_after_ms * 2 > watchdog_ms {
             bail!(

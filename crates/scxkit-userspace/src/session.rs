@@ -37,8 +37,8 @@ fn read_ring(ring: &libbpf_rs::RingBuffer, wait: Duration) -> Result<()> {
 }
 
 /// `wait` rounded up to whole milliseconds, the poll's unit: rounded down, a wait of less
-/// than 1 ms before the runtime's next duty was a poll that returned at once, over and over
-/// until the duty was due (an idle policy spun about 60 empty turns before each one).
+/// than 1 ms before the runtime's next duty would be a poll that returns at once, over and
+/// over until the duty is due (an idle policy would spin dozens of empty turns before each).
 fn whole_ms_up(wait: Duration) -> Duration {
     Duration::from_millis(wait.as_micros().div_ceil(1000) as u64)
 }

@@ -12,20 +12,14 @@ use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use scxkit::cpuset::resolve_cpu_set;
 use scxkit::{Cpumask, Topology};
 use scxkit_bpf::upstream::{Instead::{self, Nearest, Nothing}, Unsupported};
-use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
+use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerOptions, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
 use std::time::Duration;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_bpfland",
     hotplug: scxkit_bpf::Hotplug::Follows,
-    required_kfuncs: &[
-        "scx_bpf_select_cpu_and",
-        "scx_bpf_dsq_insert",
-        "scx_bpf_dsq_insert_vtime",
-        "scx_bpf_dsq_move_to_local",
-        "scx_bpf_task_cpu",
-    ],
+    required_kfuncs: scxkit_bpf::spec::SELECT_CPU_AND_VTIME_KFUNCS,
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "both classes share the global FIFO, interactive tasks at its head, and CPUs outside the primary domain may take queued work"),
         ("scx_bpf_test_and_clear_cpu_idle", "the previous CPU is not tried before the kernel's own idle selection"),
@@ -151,6 +145,20 @@ impl Opts {
         scxkit_bpf::upstream::try_parse_from(UPSTREAM_ONLY, args)
     }
 
+    fn slice_min_us(&self) -> u64 {
+        self.upstream_s.flatten().unwrap_or(self.slice_min_us)
+    }
+
+    fn nvcsw_threshold(&self) -> u64 {
+        if self.nvcsw_threshold == 0 { NVCSW_THRESHOLD_NEVER } else { self.nvcsw_threshold }
+    }
+}
+
+impl SchedulerOptions for Opts {
+    fn common(&self) -> &CommonOpts {
+        &self.common
+    }
+
     /// Refuses what the parser cannot see: options that contradict each other.
     fn check(&self) -> Result<()> {
         if self.upstream_s == Some(None) {
@@ -166,24 +174,12 @@ impl Opts {
         }
         Ok(())
     }
-
-    fn slice_min_us(&self) -> u64 {
-        self.upstream_s.flatten().unwrap_or(self.slice_min_us)
-    }
-
-    fn nvcsw_threshold(&self) -> u64 {
-        if self.nvcsw_threshold == 0 { NVCSW_THRESHOLD_NEVER } else { self.nvcsw_threshold }
-    }
 }
 
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
-        return done;
-    }
-    scxkit_bpf::cli::exit_on_bad_options(opts.check());
     let watch = watch::Watch::new(&opts.watch_pid)?;
-    scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, &watch, attempt))
+    scxkit_bpf::run(&SPEC, &opts, |attempt| run_once(&opts, &watch, attempt))
 }
 
 /// The primary domain: the requested CPUs, offline ones included (BPF follows hotplug and

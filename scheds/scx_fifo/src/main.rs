@@ -6,7 +6,7 @@
 
 use anyhow::Result;
 use clap::Parser;
-use scxkit_userspace::{Decision, Dispatcher, FrameworkOpts, Policy, QueuedTask, Target};
+use scxkit_userspace::{Decision, Dispatcher, FrameworkOpts, Policy, PolicyOptions, QueuedTask, Target};
 use std::collections::VecDeque;
 
 /// First come, first served, decided in userspace.
@@ -20,6 +20,17 @@ struct Opts {
 
     #[command(flatten)]
     framework: FrameworkOpts,
+}
+
+impl PolicyOptions for Opts {
+    fn framework(&self) -> &FrameworkOpts {
+        &self.framework
+    }
+
+    /// Its one option is checked by its parser.
+    fn check(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 struct Fifo {
@@ -56,7 +67,7 @@ impl Policy for Fifo {
 fn main() -> Result<()> {
     let opts = scxkit_bpf::parse::<Opts>();
     let slice_ns = opts.slice_us * 1000;
-    scxkit_userspace::run("scx_fifo", &opts.framework, |_topology| {
+    scxkit_userspace::run("scx_fifo", &opts, |_topology| {
         Ok(Fifo { slice_ns, waiting: VecDeque::with_capacity(4096), sent: 0 })
     })
 }

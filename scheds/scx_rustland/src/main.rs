@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use clap::Parser;
 use policy::{Rustland, Settings};
 use scxkit_userspace::upstream::{self, Instead::Nothing, Unsupported};
-use scxkit_userspace::FrameworkOpts;
+use scxkit_userspace::{FrameworkOpts, PolicyOptions};
 
 const TROUBLESHOOTING: &str = "\
 Troubleshooting:
@@ -70,13 +70,19 @@ impl Opts {
     fn parse_from<I: IntoIterator<Item = String>>(args: I) -> Result<Opts, clap::Error> {
         upstream::try_parse_from(UPSTREAM_ONLY, args)
     }
+}
+
+impl PolicyOptions for Opts {
+    fn framework(&self) -> &FrameworkOpts {
+        &self.framework
+    }
 
     /// Refuses options that contradict each other.
     fn check(&self) -> Result<()> {
         if self.slice_us_min > self.slice_us {
             bail!("--slice-us-min ({} us) must not exceed --slice-us ({} us)", self.slice_us_min, self.slice_us);
         }
-        self.framework.check()
+        Ok(())
     }
 }
 
@@ -89,7 +95,6 @@ fn parse_rate(text: &str) -> Result<f64, String> {
 
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    scxkit_bpf::cli::exit_on_bad_options(opts.check());
     let settings = Settings {
         slice_ns: opts.slice_us * 1000,
         slice_min_ns: opts.slice_us_min * 1000,
@@ -97,7 +102,7 @@ fn main() -> Result<()> {
         slice_boost: opts.slice_boost,
         watch: opts.watch_pid.clone(),
     };
-    scxkit_userspace::run("scx_rustland", &opts.framework, |_| Ok(Rustland::new(settings.clone())))
+    scxkit_userspace::run("scx_rustland", &opts, |_| Ok(Rustland::new(settings.clone())))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! written back for the BPF side to apply (home.bpf.h). With --no-load-balance the pass
 //! still runs, for its statistics, and nothing is written.
 
-use crate::bpf_io::{clear_requests, monotonic_ns, Expired, read_dom_loads, read_tasks, write_requests, write_tune, TaskView};
+use crate::bpf_io::{clear_requests, monotonic_ns, Expired, read_dom_loads, read_tasks, write_requests, TaskView};
 use crate::intf::RUSTY_NR_LB_LEVELS;
 use crate::tuner::Tuning;
 use anyhow::Result;
@@ -20,8 +20,6 @@ use std::rc::Rc;
 #[derive(Debug, Default)]
 pub struct Shared {
     pub tuning: Tuning,
-    /// Bumped after each pass's requests are written (tune_input.lb_seq).
-    pub lb_seq: u64,
     /// Moves the balancer decided, and moves written for BPF to apply, per level.
     pub decided: [u64; RUSTY_NR_LB_LEVELS as usize],
     pub requested: [u64; RUSTY_NR_LB_LEVELS as usize],
@@ -42,7 +40,6 @@ pub struct LbMaps<'a> {
     pub tasks: &'a dyn MapCore,
     pub requests: &'a dyn MapCore,
     pub dom_stats: &'a dyn MapCore,
-    pub tune: &'a dyn MapCore,
 }
 
 pub struct LbJob<'a> {
@@ -51,20 +48,23 @@ pub struct LbJob<'a> {
     pub half_life_ns: u64,
     pub nr_online: usize,
     pub enabled: bool,
+    /// What the statistics read.
     pub shared: SharedRef,
     /// When the previous pass read the tasks (0: none yet).
     pub last_pass_ns: u64,
 }
 
 impl LbJob<'_> {
-    pub fn run(&mut self) -> Result<()> {
+    /// One pass, with loads weighted when the machine is `fully_utilized`. Ok(true) when it
+    /// wrote the pass's requests: the tune map's pass number must then move on.
+    pub fn run(&mut self, fully_utilized: bool) -> Result<bool> {
         let now = monotonic_ns();
         let views = read_tasks(self.maps.tasks, now, self.half_life_ns)?;
         let nr_doms = self.balancer.hierarchy.nr_domains();
         let dom_loads = read_dom_loads(self.maps.dom_stats, nr_doms, now, self.half_life_ns)?;
         let mut shared = self.shared.borrow_mut();
         let previous_pass_ns = self.last_pass_ns;
-        let mut tasks = balancer_tasks(&views, nr_doms, self.nr_online, shared.tuning.fully_utilized, previous_pass_ns);
+        let mut tasks = balancer_tasks(&views, nr_doms, self.nr_online, fully_utilized, previous_pass_ns);
         self.last_pass_ns = now;
         let report = self.balancer.pass(&mut tasks);
         let moves: Vec<(i32, usize, usize)> = report.moves.iter().map(|m| (views[m.task].pid, m.to, m.depth)).collect();
@@ -82,8 +82,6 @@ impl LbJob<'_> {
             shared.expired.ran += expired.ran;
             shared.expired.not_run += expired.not_run;
             write_requests(self.maps.requests, &moves)?;
-            shared.lb_seq += 1;
-            write_tune(self.maps.tune, &shared.tuning.to_input(shared.lb_seq))?;
         }
         if !moves.is_empty() {
             log::debug!("balancer: {} moves, domain spread {:.2} -> {:.2}", moves.len(), report.imbalance_before, report.imbalance_after);
@@ -92,7 +90,12 @@ impl LbJob<'_> {
         shared.dom_loads_bpf = dom_loads;
         shared.last_report = Some(report);
         shared.costs = self.balancer.costs().to_vec();
-        Ok(())
+        Ok(self.enabled)
+    }
+
+    /// Hands the tuner's decisions to the statistics.
+    pub fn publish_tuning(&self, tuning: &Tuning) {
+        self.shared.borrow_mut().tuning = tuning.clone();
     }
 }
 

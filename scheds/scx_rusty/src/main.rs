@@ -4,6 +4,7 @@
 scxkit_bpf::scheduler_modules!();
 mod balance;
 mod bpf_io;
+mod control;
 mod domains;
 mod opts;
 mod stats;
@@ -12,10 +13,10 @@ mod tuner;
 use anyhow::{bail, Context, Result};
 use balance::{LbJob, LbMaps, Shared};
 use bpf_skel::MainSkelBuilder;
+use control::{Control, TuneMap};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use opts::Opts;
 use scxkit::lb::{Balancer, Hierarchy, Mode};
-use scxkit::procstat::read_proc_stat;
 use scxkit_bpf::{Attempt, ExitInfo, Jobs, SchedulerSpec, Stats};
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
@@ -27,13 +28,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_rusty",
     // Its domains come from the CPUs online at load: rebuilt once they change for good.
     hotplug: scxkit_bpf::Hotplug::RebuildsWhenSettled,
-    required_kfuncs: &[
-        "scx_bpf_select_cpu_and",
-        "scx_bpf_dsq_insert",
-        "scx_bpf_dsq_insert_vtime",
-        "scx_bpf_dsq_move_to_local",
-        "scx_bpf_task_cpu",
-    ],
+    required_kfuncs: scxkit_bpf::spec::SELECT_CPU_AND_VTIME_KFUNCS,
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "every domain shares the global FIFO: no per-domain queues, no stealing"),
         ("scx_bpf_dsq_nr_queued", "no greedy stealing (a queue's length cannot be read)"),
@@ -47,11 +42,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    if let Some(done) = scxkit_bpf::info_mode(&SPEC, &opts.common) {
-        return done;
-    }
-    scxkit_bpf::cli::exit_on_bad_options(opts.check());
-    scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, attempt))
+    scxkit_bpf::run(&SPEC, &opts, |attempt| run_once(&opts, attempt))
 }
 
 fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
@@ -90,29 +81,20 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     let link = skel.maps.rusty_ops.attach_struct_ops().context("attaching the scheduler")?;
     let skel = &skel;
 
-    let mut tuner = Tuner::new(opts.tuner_config(), doms.domains.iter().map(|d| d.cpus.clone()).collect());
-    let shared = Rc::new(RefCell::new(Shared { tuning: tuner.initial(), ..Default::default() }));
-    bpf_io::write_tune(&skel.maps.tune, &shared.borrow().tuning.to_input(0))?;
-    let mut lb = LbJob {
+    let tuner = Tuner::new(opts.tuner_config(), doms.domains.iter().map(|d| d.cpus.clone()).collect());
+    let tune = TuneMap::new(&skel.maps.tune, tuner.initial())?;
+    let shared = Rc::new(RefCell::new(Shared { tuning: tune.tuning().clone(), ..Default::default() }));
+    let lb = LbJob {
         balancer: Balancer::new(hierarchy.clone(), Mode::Propagate),
-        maps: LbMaps { tasks: &skel.maps.task_ctxs, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats, tune: &skel.maps.tune },
+        maps: LbMaps { tasks: &skel.maps.task_ctxs, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats },
         half_life_ns: opts.half_life_ns(),
         nr_online: topo.nr_online(),
         enabled: !opts.no_load_balance,
         shared: shared.clone(),
         last_pass_ns: 0,
     };
-    let tune_shared = shared.clone();
-    let jobs = Jobs::new()
-        .every("tuner", Duration::from_secs_f64(opts.tune_interval), move || {
-            if let Some(tuning) = tuner.step(read_proc_stat()?) {
-                let mut s = tune_shared.borrow_mut();
-                bpf_io::write_tune(&skel.maps.tune, &tuning.to_input(s.lb_seq))?;
-                s.tuning = tuning;
-            }
-            Ok(())
-        })
-        .every("load balancer", Duration::from_secs_f64(opts.interval), move || lb.run());
+    let steps = Control::steps(Duration::from_secs_f64(opts.tune_interval), Duration::from_secs_f64(opts.interval));
+    let jobs = Jobs::new().owned(Control { tuner, lb, tune }, &steps);
     let reader = stats::Reader::new(&skel.maps.stats, &hierarchy, &doms, shared);
     let stats = Stats::new(move |reading| reader.read(reading));
     attempt.monitor(skel.object(), link, stats, jobs)

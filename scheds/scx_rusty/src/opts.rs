@@ -6,7 +6,7 @@ use crate::tuner::TunerConfig;
 use anyhow::{bail, Result};
 use clap::Parser;
 use scxkit_bpf::upstream::{Instead::{Nearest, Nothing}, Unsupported};
-use scxkit_bpf::CommonOpts;
+use scxkit_bpf::{CommonOpts, SchedulerOptions};
 
 /// A scheduler for machines with several caches and NUMA nodes: one scheduling domain per
 /// last-level cache, a queue per domain, and a load balancer in userspace that moves tasks
@@ -123,8 +123,27 @@ impl Opts {
         scxkit_bpf::upstream::try_parse_from(UPSTREAM_ONLY, args)
     }
 
+    pub fn half_life_ns(&self) -> u64 {
+        (self.load_half_life * 1e9).round() as u64
+    }
+
+    pub fn tuner_config(&self) -> TunerConfig {
+        TunerConfig {
+            direct_greedy_under: self.direct_greedy_under / 100.0,
+            kick_greedy_under: self.kick_greedy_under / 100.0,
+            slice_underutil_ns: self.slice_us_underutil * 1000,
+            slice_overutil_ns: self.slice_us_overutil * 1000,
+        }
+    }
+}
+
+impl SchedulerOptions for Opts {
+    fn common(&self) -> &CommonOpts {
+        &self.common
+    }
+
     /// Refuses values out of range and options that contradict each other.
-    pub fn check(&self) -> Result<()> {
+    fn check(&self) -> Result<()> {
         check_range("load-half-life", self.load_half_life, 0.001, 10.0)?;
         check_range("interval", self.interval, 0.1, 3600.0)?;
         // /proc/stat counts in 10 ms ticks: a shorter interval reads busy CPUs as idle.
@@ -143,19 +162,6 @@ impl Opts {
             );
         }
         Ok(())
-    }
-
-    pub fn half_life_ns(&self) -> u64 {
-        (self.load_half_life * 1e9).round() as u64
-    }
-
-    pub fn tuner_config(&self) -> TunerConfig {
-        TunerConfig {
-            direct_greedy_under: self.direct_greedy_under / 100.0,
-            kick_greedy_under: self.kick_greedy_under / 100.0,
-            slice_underutil_ns: self.slice_us_underutil * 1000,
-            slice_overutil_ns: self.slice_us_overutil * 1000,
-        }
     }
 }
 

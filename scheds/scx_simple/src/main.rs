@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use bpf_skel::MainSkelBuilder;
 use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerSpec, Stats};
+use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerOptions, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
@@ -41,9 +41,20 @@ struct Opts {
     common: CommonOpts,
 }
 
+impl SchedulerOptions for Opts {
+    fn common(&self) -> &CommonOpts {
+        &self.common
+    }
+
+    /// Its one option is checked by its parser.
+    fn check(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
 fn main() -> Result<()> {
     let opts = scxkit_bpf::parse::<Opts>();
-    scxkit_bpf::run(&SPEC, &opts.common, |attempt| run_once(&opts, attempt))
+    scxkit_bpf::run(&SPEC, &opts, |attempt| run_once(&opts, attempt))
 }
 
 fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {

@@ -101,8 +101,8 @@ impl SysfsReader {
             if self.read(&format!("{dir}/type")).is_ok_and(|t| t == "Instruction") {
                 continue;
             }
-            // The kernel's sharing mask first: the `id` files can disagree with it (seen in a
-            // QEMU guest: L3 ids 0, 1, 2, 3 for CPUs whose shared_cpu_list said 0-1 and 2-3).
+            // The kernel's sharing mask first: the `id` files can disagree with it (a QEMU
+            // guest can give L3 ids 0, 1, 2, 3 to CPUs whose shared_cpu_list says 0-1 and 2-3).
             let key = match (self.read(&format!("{dir}/shared_cpu_list")), self.read_opt::<u64>(&format!("{dir}/id"))) {
                 (Ok(shared), _) if !shared.is_empty() => CacheKey::SharedCpus(shared),
                 (_, Some(id)) => CacheKey::Id(id),

@@ -181,9 +181,9 @@ static __always_inline bool any_dom_unserved(void)
 
 /* Wakes each idle CPU whose domain has tasks queued (a kick does nothing to a busy one); then
  * whether some domain is unserved, for which every idle CPU is woken. A CPU that came online,
- * or idled on a wrong guess that it was leaving (scxk_dispatching_cpu_leaving), slept with a
- * task that only it could run in its domain's queue: 21 s, until an RCU stall (a review, 7.3,
- * 8 CPUs, a hotplug storm). */
+ * or idled on a wrong guess that it was leaving (scxk_dispatching_cpu_leaving), may sleep
+ * with a task that only it can run in its domain's queue: with the RCU kthread there, until
+ * an RCU stall. */
 static __always_inline bool wake_queued_doms(void)
 {
 	u32 cpu;
@@ -278,11 +278,10 @@ static __always_inline bool take_stranded(s32 cpu, u32 own_dom)
 /* Fills `cpu`'s local queue: its own domain, then greedy stealing, then a domain its own
  * CPUs do not serve. While a CPU is told offline, what no CPU of its own domain can run comes
  * before the own domain: the queue of a domain with no CPU online (until the rebuild; a CPU of
- * a domain full of hogs never got to it, and the RCU kthread waited there 21 s, an RCU stall,
- * 6.19, every CPU but 0 off), and a task queued 1 s in another domain, which may be allowed
- * only on CPUs that left it. Only those: taking from every domain a leaving CPU left
- * unserved first, each CPU served the others and not its own, whose tasks (the RCU kthread)
- * then waited 20 s (a review, 4 domains, every CPU but 0 off). */
+ * a domain full of hogs would never get to it, and the RCU kthread waiting there stalls RCU),
+ * and a task queued 1 s in another domain, which may be allowed only on CPUs that left it.
+ * Only those: were every domain a leaving CPU left unserved taken first, each CPU would serve
+ * the others and not its own, whose tasks (the RCU kthread) would wait for seconds. */
 static __always_inline bool take_work(s32 cpu)
 {
 	u32 dom = cpu_dom(cpu);
