@@ -1,6 +1,6 @@
 /*
  * What the BPF side records when the kernel ejects a scheduler or it exits: read by the
- * runtime (crates/scxkit-bpf) through bindgen, written by exit_info.bpf.h. One definition.
+ * runtime (crates/scxkit-runtime) through bindgen, written by exit_info.bpf.h. One definition.
  */
 #ifndef __SCXKIT_EXIT_INFO_H
 #define __SCXKIT_EXIT_INFO_H

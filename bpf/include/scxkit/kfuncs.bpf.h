@@ -17,7 +17,7 @@
  * symbol: where the prototype differs libbpf leaves it unresolved and turns its calls into
  * traps that only fail if reached. `name_usable()` tells which case holds; it folds to a
  * constant at load time, so the verifier drops the branch not taken. Callers check it and
- * fall back; userspace (scxkit_bpf::compat) reports the same facts from the kernel's BTF and
+ * fall back; userspace (scxkit_runtime::compat) reports the same facts from the kernel's BTF and
  * refuses to start when a kfunc without a fallback is missing.
  */
 #ifndef __SCXKIT_KFUNCS_BPF_H

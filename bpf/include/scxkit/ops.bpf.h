@@ -3,7 +3,7 @@
  * scxkit scheduler puts in it the same way: its name, the exit callback that records why it
  * exited for the runtime (exit_info.bpf.h), and its flags. The watchdog timeout, the
  * hotplug sequence and the exit-dump length are set by userspace before load, from the
- * options (scxkit_bpf::prepare_ops!).
+ * options (scxkit_runtime::prepare_ops!).
  */
 #ifndef __SCXKIT_OPS_BPF_H
 #define __SCXKIT_OPS_BPF_H

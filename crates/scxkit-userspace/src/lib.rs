@@ -17,10 +17,10 @@
 //! scxkit_userspace::run("scx_mine", &opts, |topology| Ok(MyPolicy::new(topology)))
 //! ```
 //!
-//! The runtime (scxkit-bpf) does the rest: checks before loading, statistics (log line,
+//! The runtime (scxkit-runtime) does the rest: checks before loading, statistics (log line,
 //! Prometheus, StatsD, `--monitor`), signals, restarts on CPU hotplug (with a new policy).
 
-scxkit_bpf::scheduler_modules!();
+scxkit_runtime::scheduler_modules!();
 pub mod memory;
 mod opts;
 mod policy;
@@ -30,14 +30,14 @@ pub mod stats;
 pub use opts::{FrameworkOpts, PolicyOptions};
 pub use policy::{Decision, Dispatcher, KernelView, Policy, QueuedTask, Target};
 /// Upstream's option names, for a scheduler that shares its name with an upstream one.
-pub use scxkit_bpf::upstream;
+pub use scxkit_runtime::upstream;
 /// Weight of a nice-0 task, what [`QueuedTask`]'s weight is measured against.
 pub use scxkit::weight::NICE0_WEIGHT;
 
 use anyhow::Result;
 use scxkit::metrics::MetricSet;
 use scxkit::Topology;
-use scxkit_bpf::SchedulerSpec;
+use scxkit_runtime::SchedulerSpec;
 
 const REQUIRED_KFUNCS: &[&str] = &[
     "scx_bpf_select_cpu_dfl",
@@ -63,7 +63,7 @@ static METRIC_SETS: &[MetricSet] = &[stats::METRICS];
 pub fn run<P: Policy>(name: &'static str, options: &impl PolicyOptions, mut make_policy: impl FnMut(&Topology) -> Result<P>) -> Result<()> {
     let spec: &'static SchedulerSpec = Box::leak(Box::new(SchedulerSpec {
         name,
-        hotplug: scxkit_bpf::Hotplug::Follows,
+        hotplug: scxkit_runtime::Hotplug::Follows,
         required_kfuncs: REQUIRED_KFUNCS,
         optional_kfuncs: OPTIONAL_KFUNCS,
         metrics: METRIC_SETS,
@@ -71,10 +71,10 @@ pub fn run<P: Policy>(name: &'static str, options: &impl PolicyOptions, mut make
     }));
     let opts = options.framework();
     // Before the runtime starts any thread: threads inherit the memory policy.
-    scxkit_bpf::logging::init(opts.common.verbose > 0);
+    scxkit_runtime::logging::init(opts.common.verbose > 0);
     memory::opt_out_of_numa_balancing();
     let mut resident = false;
-    scxkit_bpf::run(spec, &opts::Checked(options), |attempt| {
+    scxkit_runtime::run(spec, &opts::Checked(options), |attempt| {
         if !resident {
             memory::keep_resident();
             resident = true;

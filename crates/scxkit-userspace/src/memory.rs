@@ -95,7 +95,7 @@ pub fn process_cpu_s() -> f64 {
 }
 
 /// The kernel's monotonic clock in ns: the clock of bpf_ktime_get_ns().
-pub use scxkit_bpf::clock::monotonic_ns;
+pub use scxkit_runtime::clock::monotonic_ns;
 
 pub fn gettid() -> i32 {
     // SAFETY: no arguments, cannot fail.

@@ -3,7 +3,7 @@
 use crate::intf;
 use anyhow::{bail, Result};
 use clap::Args;
-use scxkit_bpf::{CommonOpts, SchedulerOptions};
+use scxkit_runtime::{CommonOpts, SchedulerOptions};
 
 #[derive(Debug, Clone, Args)]
 pub struct FrameworkOpts {

@@ -4,9 +4,9 @@ use crate::intf;
 use libbpf_rs::UserRingBuffer;
 
 // SAFETY: bindgen's twins of intf.h's structs: integers only.
-unsafe impl scxkit_bpf::maps::PlainC for intf::usched_task {}
+unsafe impl scxkit_runtime::maps::PlainC for intf::usched_task {}
 // SAFETY: as above.
-unsafe impl scxkit_bpf::maps::PlainC for intf::usched_decision {}
+unsafe impl scxkit_runtime::maps::PlainC for intf::usched_decision {}
 
 /// A task the kernel handed to the policy: it runs nowhere until the policy dispatches it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +48,7 @@ impl QueuedTask {
     /// Decodes one message of the kernel's ring buffer; None for a wake-up call (a nudge)
     /// or a message of the wrong size.
     pub(crate) fn decode(bytes: &[u8]) -> Option<QueuedTask> {
-        let msg: intf::usched_task = scxkit_bpf::maps::from_prefix(bytes)?;
+        let msg: intf::usched_task = scxkit_runtime::maps::from_prefix(bytes)?;
         if msg.flags & intf::USCHED_MSG_NUDGE as u64 != 0 {
             return None;
         }
@@ -167,7 +167,7 @@ impl<'a> Dispatcher<'a> {
         let Ok(mut sample) = ring.reserve(std::mem::size_of_val(&msg)) else {
             return false;
         };
-        sample.copy_from_slice(scxkit_bpf::maps::as_bytes(&msg));
+        sample.copy_from_slice(scxkit_runtime::maps::as_bytes(&msg));
         ring.submit(sample).is_ok()
     }
 

@@ -9,7 +9,7 @@ use crate::{intf, FrameworkOpts};
 use anyhow::{Context, Result};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use libbpf_rs::{RingBufferBuilder, UserRingBuffer};
-use scxkit_bpf::{Attempt, ExitInfo, Jobs, Stats};
+use scxkit_runtime::{Attempt, ExitInfo, Jobs, Stats};
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
 use std::rc::Rc;
@@ -97,7 +97,7 @@ const CUSTODY_PLACES_ENV: &str = "SCXKIT_TEST_CUSTODY_PLACES";
 pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attempt: &mut Attempt) -> Result<ExitInfo> {
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the framework's BPF object")?;
-    scxkit_bpf::prepare_ops!(attempt, open.struct_ops.usched_ops_mut(), open.open_object_mut())?;
+    scxkit_runtime::prepare_ops!(attempt, open.struct_ops.usched_ops_mut(), open.open_object_mut())?;
     open.struct_ops.usched_ops_mut().name = ops_name(name);
     let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
     rodata.policy_tid = gettid();
@@ -135,7 +135,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     // samples and publishes statistics on the same thread).
     let loop_faults = std::cell::Cell::new(0u64);
     let stats = Stats::new(|reading| {
-        scxkit_bpf::maps::set_percpu_counters(reading, &skel.maps.stats, stats::COUNTERS)?;
+        scxkit_runtime::maps::set_percpu_counters(reading, &skel.maps.stats, stats::COUNTERS)?;
         let usage = Usage { page_faults: loop_faults.get(), cpu_s: process_cpu_s() };
         stats::set_figures(reading, &shared.read(), usage, monotonic_ns());
         Ok(())

@@ -1,6 +1,6 @@
 //! scxkit: the pure-Rust part every scheduler shares (no BPF here): the machine's topology
 //! read from sysfs, cpumasks, scheduling domains, infeasible weights and the metrics
-//! definitions (their exporters live with the runtime, crates/scxkit-bpf), the decaying
+//! definitions (their exporters live with the runtime, crates/scxkit-runtime), the decaying
 //! average shared with BPF ([`ravg`]) and per-CPU utilization from /proc/stat ([`procstat`]).
 
 pub mod cpumask;

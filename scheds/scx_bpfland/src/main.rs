@@ -1,7 +1,7 @@
 //! scx_bpfland: an interactive-first sched_ext scheduler with a primary domain.
 //! The policy is in src/bpf/; this file is its options and its loading.
 
-scxkit_bpf::scheduler_modules!();
+scxkit_runtime::scheduler_modules!();
 mod stats;
 mod watch;
 
@@ -11,15 +11,15 @@ use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use scxkit::cpuset::resolve_cpu_set;
 use scxkit::{Cpumask, Topology};
-use scxkit_bpf::upstream::{Instead::{self, Nearest, Nothing}, Unsupported};
-use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerOptions, SchedulerSpec, Stats};
+use scxkit_runtime::upstream::{Instead::{self, Nearest, Nothing}, Unsupported};
+use scxkit_runtime::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerOptions, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
 use std::time::Duration;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_bpfland",
-    hotplug: scxkit_bpf::Hotplug::Follows,
-    required_kfuncs: scxkit_bpf::spec::SELECT_CPU_AND_VTIME_KFUNCS,
+    hotplug: scxkit_runtime::Hotplug::Follows,
+    required_kfuncs: scxkit_runtime::spec::SELECT_CPU_AND_VTIME_KFUNCS,
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "both classes share the global FIFO, interactive tasks at its head, and CPUs outside the primary domain may take queued work"),
         ("scx_bpf_test_and_clear_cpu_idle", "the previous CPU is not tried before the kernel's own idle selection"),
@@ -142,7 +142,7 @@ fn parse_primary_domain(text: &str) -> Result<String, String> {
 impl Opts {
     /// Parses the command line, refusing upstream options scx_bpfland does not implement.
     fn parse_from<I: IntoIterator<Item = String>>(args: I) -> Result<Opts, clap::Error> {
-        scxkit_bpf::upstream::try_parse_from(UPSTREAM_ONLY, args)
+        scxkit_runtime::upstream::try_parse_from(UPSTREAM_ONLY, args)
     }
 
     fn slice_min_us(&self) -> u64 {
@@ -179,7 +179,7 @@ impl SchedulerOptions for Opts {
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
     let watch = watch::Watch::new(&opts.watch_pid)?;
-    scxkit_bpf::run(&SPEC, &opts, |attempt| run_once(&opts, &watch, attempt))
+    scxkit_runtime::run(&SPEC, &opts, |attempt| run_once(&opts, &watch, attempt))
 }
 
 /// The primary domain: the requested CPUs, offline ones included (BPF follows hotplug and
@@ -215,7 +215,7 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
     log::info!("primary domain: {} ({}){}", primary, primary.to_hex(), if all { ", every CPU" } else { "" });
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
-    scxkit_bpf::prepare_ops!(attempt, open.struct_ops.bpfland_ops_mut(), open.open_object_mut())?;
+    scxkit_runtime::prepare_ops!(attempt, open.struct_ops.bpfland_ops_mut(), open.open_object_mut())?;
     let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
     rodata.slice_ns = opts.slice_us * 1000;
     rodata.slice_min_ns = opts.slice_min_us() * 1000;
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn upstream_option_sets_are_accepted_or_refused_as_the_readme_says() {
-        let wrong = scxkit_bpf::upstream::mismatches(OPTION_SETS, "scx_bpfland", |args| {
+        let wrong = scxkit_runtime::upstream::mismatches(OPTION_SETS, "scx_bpfland", |args| {
             parse(&args.iter().map(String::as_str).collect::<Vec<_>>()).map(|_| ())
         });
         assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
@@ -290,7 +290,7 @@ mod tests {
     #[test]
     fn the_readme_names_each_upstream_option_it_refuses() {
         let readme = include_str!("../../../README.md");
-        let missing = scxkit_bpf::upstream::undocumented(readme, "scx_bpfland", UPSTREAM_ONLY);
+        let missing = scxkit_runtime::upstream::undocumented(readme, "scx_bpfland", UPSTREAM_ONLY);
         assert!(missing.is_empty(), "not in the README's table for scx_bpfland: {missing:?}");
     }
 

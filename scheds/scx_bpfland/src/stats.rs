@@ -58,7 +58,7 @@ static COUNTERS: &[CounterSlot] = &[
 ];
 
 pub fn read(reading: &mut Snapshot, map: &dyn MapCore, nr_interactive: u64) -> Result<()> {
-    scxkit_bpf::maps::set_percpu_counters(reading, map, COUNTERS)?;
+    scxkit_runtime::maps::set_percpu_counters(reading, map, COUNTERS)?;
     reading.set(&INTERACTIVE_TASKS, nr_interactive as f64);
     Ok(())
 }

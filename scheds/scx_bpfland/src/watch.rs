@@ -2,7 +2,7 @@
 //! storage map through a pidfd (the key such maps take from userspace).
 
 use crate::intf::task_ctx;
-use scxkit_bpf::maps::{from_bytes, PlainC};
+use scxkit_runtime::maps::{from_bytes, PlainC};
 use anyhow::{Context, Result};
 use libbpf_rs::{MapCore, MapFlags};
 use std::os::fd::{FromRawFd, OwnedFd, AsRawFd};

@@ -65,7 +65,7 @@ impl Policy for Fifo {
 }
 
 fn main() -> Result<()> {
-    let opts = scxkit_bpf::parse::<Opts>();
+    let opts = scxkit_runtime::parse::<Opts>();
     let slice_ns = opts.slice_us * 1000;
     scxkit_userspace::run("scx_fifo", &opts, |_topology| {
         Ok(Fifo { slice_ns, waiting: VecDeque::with_capacity(4096), sent: 0 })

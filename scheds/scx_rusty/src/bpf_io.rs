@@ -5,7 +5,7 @@ use crate::intf::{dom_stat, lb_request, task_ctx, tune_input};
 use anyhow::{Context, Result};
 use libbpf_rs::{MapCore, MapFlags};
 use scxkit::ravg::{Ravg, RAVG_ONE};
-use scxkit_bpf::maps::{as_bytes, from_bytes, PlainC};
+use scxkit_runtime::maps::{as_bytes, from_bytes, PlainC};
 
 // SAFETY: bindgen's twins of intf.h's structs: integers and arrays of them.
 unsafe impl PlainC for task_ctx {}
@@ -33,7 +33,7 @@ pub struct TaskView {
     pub last_ran_ns: u64,
 }
 
-pub use scxkit_bpf::clock::monotonic_ns;
+pub use scxkit_runtime::clock::monotonic_ns;
 
 pub fn ravg_of(r: &crate::intf::scxk_ravg) -> Ravg {
     Ravg { val: r.val, cur: r.cur, period: r.period, amount: r.amount, last_ns: r.last_ns }

@@ -7,7 +7,7 @@ use crate::tuner::{Tuner, Tuning};
 use anyhow::Result;
 use libbpf_rs::MapCore;
 use scxkit::procstat::read_proc_stat;
-use scxkit_bpf::jobs::Step;
+use scxkit_runtime::jobs::Step;
 use std::time::Duration;
 
 /// The `tune` map's one writer: the tuner's latest decisions, with the number of the last

@@ -1,7 +1,7 @@
 //! scx_rusty: one scheduling domain per LLC, grouped by NUMA node, balanced from userspace.
 //! The per-event policy is in src/bpf/; this file is its options, its domains and its jobs.
 
-scxkit_bpf::scheduler_modules!();
+scxkit_runtime::scheduler_modules!();
 mod balance;
 mod bpf_io;
 mod control;
@@ -17,7 +17,7 @@ use control::{Control, TuneMap};
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
 use opts::Opts;
 use scxkit::lb::{Balancer, Hierarchy, Mode};
-use scxkit_bpf::{Attempt, ExitInfo, Jobs, SchedulerSpec, Stats};
+use scxkit_runtime::{Attempt, ExitInfo, Jobs, SchedulerSpec, Stats};
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
 use std::rc::Rc;
@@ -27,8 +27,8 @@ use tuner::Tuner;
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_rusty",
     // Its domains come from the CPUs online at load: rebuilt once they change for good.
-    hotplug: scxkit_bpf::Hotplug::RebuildsWhenSettled,
-    required_kfuncs: scxkit_bpf::spec::SELECT_CPU_AND_VTIME_KFUNCS,
+    hotplug: scxkit_runtime::Hotplug::RebuildsWhenSettled,
+    required_kfuncs: scxkit_runtime::spec::SELECT_CPU_AND_VTIME_KFUNCS,
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "every domain shares the global FIFO: no per-domain queues, no stealing"),
         ("scx_bpf_dsq_nr_queued", "no greedy stealing (a queue's length cannot be read)"),
@@ -42,7 +42,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    scxkit_bpf::run(&SPEC, &opts, |attempt| run_once(&opts, attempt))
+    scxkit_runtime::run(&SPEC, &opts, |attempt| run_once(&opts, attempt))
 }
 
 fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
@@ -58,7 +58,7 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
 
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
-    scxkit_bpf::prepare_ops!(attempt, open.struct_ops.rusty_ops_mut(), open.open_object_mut())?;
+    scxkit_runtime::prepare_ops!(attempt, open.struct_ops.rusty_ops_mut(), open.open_object_mut())?;
     let rodata = open.maps.rodata_data.as_deref_mut().context("no .rodata")?;
     rodata.nr_cpus = topo.nr_cpus as u32;
     rodata.nr_doms = doms.domains.len() as u32;

@@ -5,8 +5,8 @@ use crate::intf;
 use crate::tuner::TunerConfig;
 use anyhow::{bail, Result};
 use clap::Parser;
-use scxkit_bpf::upstream::{Instead::{Nearest, Nothing}, Unsupported};
-use scxkit_bpf::{CommonOpts, SchedulerOptions};
+use scxkit_runtime::upstream::{Instead::{Nearest, Nothing}, Unsupported};
+use scxkit_runtime::{CommonOpts, SchedulerOptions};
 
 /// A scheduler for machines with several caches and NUMA nodes: one scheduling domain per
 /// last-level cache, a queue per domain, and a load balancer in userspace that moves tasks
@@ -120,7 +120,7 @@ fn check_range(option: &str, value: f64, min: f64, max: f64) -> Result<()> {
 impl Opts {
     /// Parses the command line, refusing upstream options scx_rusty does not implement.
     pub fn parse_from<I: IntoIterator<Item = String>>(args: I) -> Result<Opts, clap::Error> {
-        scxkit_bpf::upstream::try_parse_from(UPSTREAM_ONLY, args)
+        scxkit_runtime::upstream::try_parse_from(UPSTREAM_ONLY, args)
     }
 
     pub fn half_life_ns(&self) -> u64 {
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn upstream_option_sets_are_accepted_or_refused_as_the_readme_says() {
-        let wrong = scxkit_bpf::upstream::mismatches(OPTION_SETS, "scx_rusty", |args| {
+        let wrong = scxkit_runtime::upstream::mismatches(OPTION_SETS, "scx_rusty", |args| {
             parse(&args.iter().map(String::as_str).collect::<Vec<_>>()).map(|_| ()).map_err(|e| e.to_string())
         });
         assert!(wrong.is_empty(), "\n{}", wrong.join("\n"));
@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn the_readme_names_each_upstream_option_it_refuses() {
         let readme = include_str!("../../../README.md");
-        let missing = scxkit_bpf::upstream::undocumented(readme, "scx_rusty", UPSTREAM_ONLY);
+        let missing = scxkit_runtime::upstream::undocumented(readme, "scx_rusty", UPSTREAM_ONLY);
         assert!(missing.is_empty(), "not in the README's table for scx_rusty: {missing:?}");
     }
 

@@ -106,7 +106,7 @@ impl<'a> Reader<'a> {
     }
 
     pub fn read(&self, reading: &mut Snapshot) -> Result<()> {
-        scxkit_bpf::maps::set_percpu_counters(reading, self.counters, COUNTERS)?;
+        scxkit_runtime::maps::set_percpu_counters(reading, self.counters, COUNTERS)?;
         self.figures.set(reading, &self.shared.borrow(), userspace_cpu_s());
         Ok(())
     }

@@ -1,19 +1,19 @@
 //! scx_simple: a minimal weighted-vtime sched_ext scheduler built on the scxkit runtime.
 //! The policy is in src/bpf/main.bpf.c; this file is its options and its loading.
 
-scxkit_bpf::scheduler_modules!();
+scxkit_runtime::scheduler_modules!();
 mod stats;
 
 use anyhow::{Context, Result};
 use bpf_skel::MainSkelBuilder;
 use clap::Parser;
 use libbpf_rs::skel::{OpenSkel, Skel, SkelBuilder};
-use scxkit_bpf::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerOptions, SchedulerSpec, Stats};
+use scxkit_runtime::{Attempt, CommonOpts, ExitInfo, Jobs, SchedulerOptions, SchedulerSpec, Stats};
 use std::mem::MaybeUninit;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_simple",
-    hotplug: scxkit_bpf::Hotplug::Follows,
+    hotplug: scxkit_runtime::Hotplug::Follows,
     required_kfuncs: &[
         "scx_bpf_select_cpu_dfl",
         "scx_bpf_dsq_insert",
@@ -53,14 +53,14 @@ impl SchedulerOptions for Opts {
 }
 
 fn main() -> Result<()> {
-    let opts = scxkit_bpf::parse::<Opts>();
-    scxkit_bpf::run(&SPEC, &opts, |attempt| run_once(&opts, attempt))
+    let opts = scxkit_runtime::parse::<Opts>();
+    scxkit_runtime::run(&SPEC, &opts, |attempt| run_once(&opts, attempt))
 }
 
 fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
-    scxkit_bpf::prepare_ops!(attempt, open.struct_ops.simple_ops_mut(), open.open_object_mut())?;
+    scxkit_runtime::prepare_ops!(attempt, open.struct_ops.simple_ops_mut(), open.open_object_mut())?;
     open.maps.rodata_data.as_deref_mut().context("no .rodata")?.slice_ns = opts.slice_us * 1000;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.simple_ops.attach_struct_ops().context("attaching the scheduler")?;

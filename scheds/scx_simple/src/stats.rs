@@ -30,7 +30,7 @@ scxkit::metric_set! {
 static COUNTERS: &[CounterSlot] = &[(intf::SIMPLE_STAT_LOCAL, &DISPATCHED_LOCAL), (intf::SIMPLE_STAT_GLOBAL, &DISPATCHED_SHARED)];
 
 pub fn read(reading: &mut Snapshot, map: &dyn MapCore, vtime_now_ns: u64) -> Result<()> {
-    scxkit_bpf::maps::set_percpu_counters(reading, map, COUNTERS)?;
+    scxkit_runtime::maps::set_percpu_counters(reading, map, COUNTERS)?;
     reading.set(&QUEUE_VTIME, vtime_now_ns as f64 / 1e9);
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! (`reading.set_with(&DOMAIN_LOAD, &[("node", "0"), ("domain", "1")], load)`), so series
 //! may come and go from one reading to the next. BPF per-CPU counters are bound to their
 //! definitions once, by their index in the BPF enum ([`CounterSlot`], [`set_counters`]).
-//! From that one reading the runtime (crates/scxkit-bpf) feeds every backend: the log line,
+//! From that one reading the runtime (crates/scxkit-runtime) feeds every backend: the log line,
 //! the monitor socket, Prometheus and StatsD. This crate does no I/O: the exporters live
 //! with the runtime.
 //!

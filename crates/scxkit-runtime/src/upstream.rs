@@ -7,7 +7,7 @@
 //!
 //! ```ignore
 //! const UPSTREAM_ONLY: &[Unsupported] = &[Unsupported::flag("partial", Some('p'), Instead::Nothing("..."))];
-//! let opts: Opts = scxkit_bpf::upstream::parse(UPSTREAM_ONLY);
+//! let opts: Opts = scxkit_runtime::upstream::parse(UPSTREAM_ONLY);
 //! ```
 
 use clap::error::ErrorKind;

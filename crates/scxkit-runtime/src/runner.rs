@@ -130,7 +130,7 @@ pub struct OpsSettings {
 }
 
 /// Sets the runtime's fields of a skeleton's `sched_ext_ops` and sizes its exit-dump map:
-/// `scxkit_bpf::prepare_ops!(attempt, open.struct_ops.NAME_mut(), open.open_object_mut())?`.
+/// `scxkit_runtime::prepare_ops!(attempt, open.struct_ops.NAME_mut(), open.open_object_mut())?`.
 #[macro_export]
 macro_rules! prepare_ops {
     ($attempt:expr, $ops:expr, $object:expr) => {{
