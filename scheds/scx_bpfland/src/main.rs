@@ -178,8 +178,14 @@ impl SchedulerOptions for Opts {
 
 fn main() -> Result<()> {
     let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    let watch = watch::Watch::new(&opts.watch_pid)?;
-    scxkit_runtime::run(&SPEC, &opts, |attempt| run_once(&opts, &watch, attempt))
+    // Opened at the first attempt, after the runtime's info modes and option checks.
+    let mut watch = None;
+    scxkit_runtime::run(&SPEC, &opts, |attempt| {
+        if watch.is_none() {
+            watch = Some(watch::Watch::new(&opts.watch_pid)?);
+        }
+        run_once(&opts, watch.as_ref().expect("opened above"), attempt)
+    })
 }
 
 /// The primary domain: the requested CPUs, offline ones included (BPF follows hotplug and

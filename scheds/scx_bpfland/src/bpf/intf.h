@@ -104,6 +104,10 @@ struct task_ctx {
 	u32 wake_preempt;
 	/* 1 when nvcsw_rate is at or above the threshold. */
 	u32 interactive;
+	/* 1 once a window has closed: nvcsw_rate is the task's (0 then is a rate, not "none
+	 * yet"). */
+	u32 rate_known;
+	u32 pad;
 };
 
 #endif /* __SCX_BPFLAND_INTF_H */

@@ -81,8 +81,8 @@ static __always_inline s64 clamp_lag(s64 ns)
  * average rate takes a quarter of the window's. A task's first window opens at its first
  * voluntary switch (task_stop): its start-up (an exec, a wait for the CPU under load) tells
  * nothing of its rhythm. A short window closes early, with BPFLAND_NVCSW_MIN_SWITCHES or
- * more, when its rate alone lifts the average over the threshold (four times it), or for a
- * task with no average yet, at twice the threshold, which then seeds the average: promotion
+ * more, when its rate alone lifts the average over the threshold (four times it), or, in
+ * the task's first window, at twice the threshold, which then seeds the average: promotion
  * is quick, demotion takes full windows. (One early sleep of a CPU-bound task looked like a
  * high rate; a frame loop waiting behind hogs at its start sleeps at a lower rate than its
  * own until it is promoted.) */
@@ -90,7 +90,7 @@ static __always_inline void update_interactive(struct task_ctx *tctx, u64 now)
 {
 	u64 elapsed = now - tctx->window_start_ns;
 	bool short_window = elapsed < BPFLAND_NVCSW_WINDOW_MS * NSEC_PER_MSEC;
-	bool new_task = !tctx->nvcsw_rate;
+	bool new_task = !tctx->rate_known;
 	u64 early_rate = (new_task ? 2 : 4) * nvcsw_threshold;
 	u64 rate;
 	u32 interactive;
@@ -104,6 +104,7 @@ static __always_inline void update_interactive(struct task_ctx *tctx, u64 now)
 		tctx->nvcsw_rate = early_rate;
 	else /* Exponential average, 3/4 of the old value and 1/4 of the new window. */
 		tctx->nvcsw_rate = (tctx->nvcsw_rate * 3 + rate) / 4;
+	tctx->rate_known = 1;
 	tctx->nvcsw_window = 0;
 	tctx->window_start_ns = now;
 
