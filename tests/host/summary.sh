@@ -41,6 +41,14 @@ failures=("$(failure_report "$name" "$log")")
 expect "a reported hang is in the failures section" "${failures[0]}" "$hang"
 expect "a reported hang is in the results" "$(scenario_results "$log")" "$hang"
 
+# Checks that failed because the kernel ejected the scheduler (a real console): the failures
+# section keeps the guest's excerpt of the dump, what each CPU ran.
+log=$fixtures/ejected.log
+failures=("$(failure_report "$name" "$log")")
+expect "an ejection's reason is in the failures section" "${failures[0]}" "$(grep -m 1 '^EJECTED /' "$log")"
+expect "so is each CPU's state from the dump" "${failures[0]}" "          curr=stress-ng-cpu[130] class=ext_sched_class"
+expect "and the failed checks" "${failures[0]}" "FAIL a second failed check: the ejection is reported once"
+
 # A check failed in a boot that survived the emulator's int3 oops: boot again, until the
 # retries run out; the same failed check without the oops fails at once.
 log=$fixtures/int3-oops-survived.log

@@ -69,11 +69,15 @@ summary_line() {
 }
 
 # failure_report NAME LOG: the scenario's part of the failures section: its failure lines,
-# and the end of its console when no check failed (a panic, a hang, a timeout).
+# the excerpt of the kernel's dump for a scheduler it ejected (the first one, between the
+# guest's EJECTED lines), and the end of its console when no check failed (a panic, a hang,
+# a timeout).
 failure_report() {
     local name=$1 log=$2
     echo "$name:"
     grep -aE "$FAILURE_RE" "$log" | head -n 8 || true
+    awk '!shown && /^EJECTED / { shown = 1 } shown { print } shown && /^EJECTED end$/ { exit }' "$log" |
+        head -n 80 || true
     grep -aqE '^FAIL' "$log" || tail -n 12 "$log"
 }
 

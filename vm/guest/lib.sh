@@ -27,7 +27,45 @@ pass() { echo "PASS $1"; }
 skip() { echo "SKIP $1: $2"; }
 # note TEXT: a fact the summary should show (a fallback in use, a figure), not a check.
 note() { echo "NOTE $1"; }
-fail() { echo "FAIL $1: $2"; SCXK_FAILS=$((SCXK_FAILS + 1)); }
+fail() { echo "FAIL $1: $2"; SCXK_FAILS=$((SCXK_FAILS + 1)); report_ejections; }
+
+# report_ejections: after a failed check, the excerpt of each scheduler log in /tmp that
+# records an ejection by the kernel, once per log, between "EJECTED LOG: REASON" and
+# "EJECTED end" lines (the host's failure report keeps them). A check that fails because the
+# kernel ejected the scheduler is explained by the dump, not by the log's last lines.
+SCXK_EJECTIONS_SHOWN=" "
+report_ejections() {
+    local log reason
+    # An ejection in progress: the scheduler prints the dump once the kernel has disabled it.
+    if [ "$(sched_state)" = disabling ]; then wait_for 10 sh -c '[ "$(cat /sys/kernel/sched_ext/state)" != disabling ]'; sleep 1; fi
+    for log in /tmp/*.log; do
+        case $SCXK_EJECTIONS_SHOWN in *" $log "*) continue ;; esac
+        reason=$(grep -m 1 "ejected by the kernel" "$log" 2>/dev/null) || continue
+        SCXK_EJECTIONS_SHOWN="$SCXK_EJECTIONS_SHOWN$log "
+        echo "EJECTED $log: $reason"
+        ejection_excerpt "$log" "$reason" | head -n 120
+        echo "EJECTED end"
+    done
+}
+
+# ejection_excerpt LOG REASON: from the kernel's debug dump in a scheduler's LOG, what
+# explains an ejection: the exit's own header, each CPU's state (what it runs, its queue
+# lengths) and, when REASON names a stalled task ("comm[pid] failed to run"), that task's
+# record with its backtrace. Other tasks' records and the event counters are left out.
+ejection_excerpt() {
+    local task
+    task=$(echo "$2" | sed -n 's/.*: \([^ ]*\[[0-9]*\]\) failed to run for.*/\1/p')
+    awk -v task="$task" '
+        /^---- the kernel.s debug dump/ { dump = 1; header = 1; next }
+        /^---- end of dump/ || /^Event counters/ { dump = 0 }
+        !dump { next }
+        header { if (/^Backtrace:/) header = 0; else print; next }
+        /^CPU [0-9]+ *:/ { block = "cpu"; print; next }
+        /^ *\*?R / { block = (task != "" && index($0, " " task " ")) ? "task" : ""; blanks = 0 }
+        /^$/ { if (block == "cpu") block = ""; if (block == "task" && ++blanks == 2) block = "" }
+        block != "" { print }
+    ' "$1"
+}
 
 # check NAME COMMAND...: passes when COMMAND succeeds.
 check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name" "'$*' failed"; fi; }
