@@ -28,7 +28,7 @@ mod session;
 pub mod stats;
 
 pub use opts::{FrameworkOpts, PolicyOptions};
-pub use policy::{Decision, Dispatcher, KernelView, Policy, QueuedTask, Target};
+pub use policy::{Decision, Dispatcher, KernelView, Policy, QueuedTask, Target, WakeGrant};
 /// Upstream's option names, for a scheduler that shares its name with an upstream one.
 pub use scxkit_runtime::upstream;
 /// Weight of a nice-0 task, what [`QueuedTask`]'s weight is measured against.

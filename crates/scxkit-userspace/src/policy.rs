@@ -82,6 +82,19 @@ pub struct Decision {
     pub slice_ns: u64,
     /// Order among the tasks waiting for any CPU: smaller runs first.
     pub vtime: u64,
+    /// The task's next wakeups, decided now: None hands each one over.
+    pub grant: Option<WakeGrant>,
+}
+
+/// Wakeups decided ahead: BPF queues them itself, without a round trip through the policy,
+/// until the task has run `budget_ns` in all since the decision. Each goes to an idle CPU if
+/// there is one, else among the tasks waiting for any CPU at `credit_ns` before the queue's
+/// now ([`Dispatcher::vtime_now`]), with the decision's slice. What the task runs meanwhile
+/// is charged at its next hand-over (`QueuedTask::run_ns`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WakeGrant {
+    pub budget_ns: u64,
+    pub credit_ns: u64,
 }
 
 /// A scheduling policy: receives the tasks the kernel hands over and dispatches them.
@@ -159,6 +172,8 @@ impl<'a> Dispatcher<'a> {
             enq_seq: task.enq_seq,
             slice_ns: decision.slice_ns,
             vtime: decision.vtime,
+            grant_budget_ns: decision.grant.map_or(0, |g| g.budget_ns),
+            grant_credit_ns: decision.grant.map_or(0, |g| g.credit_ns),
         };
         let Some(ring) = self.ring else {
             self.sent.push(msg);
@@ -169,6 +184,14 @@ impl<'a> Dispatcher<'a> {
         };
         sample.copy_from_slice(scxkit_runtime::maps::as_bytes(&msg));
         ring.submit(sample).is_ok()
+    }
+
+    /// The grants of a recording dispatcher's decisions, as (pid, grant).
+    pub fn recorded_grants(&self) -> Vec<(i32, Option<WakeGrant>)> {
+        let grant = |d: &intf::usched_decision| {
+            (d.grant_budget_ns > 0).then_some(WakeGrant { budget_ns: d.grant_budget_ns, credit_ns: d.grant_credit_ns })
+        };
+        self.sent.iter().map(|d| (d.pid, grant(d))).collect()
     }
 
     /// The decisions a recording dispatcher took, as (pid, target, slice_ns, vtime).

@@ -18,6 +18,7 @@ const fn dispatched(labels: &'static [(&'static str, &'static str)], help: &'sta
 }
 
 const USER: &[(&str, &str)] = &[("type", "user")];
+const GRANTED: &[(&str, &str)] = &[("type", "granted")];
 const IDLE: &[(&str, &str)] = &[("type", "idle")];
 const KTHREAD: &[(&str, &str)] = &[("type", "kthread")];
 const SELF: &[(&str, &str)] = &[("type", "self")];
@@ -30,6 +31,7 @@ scxkit::metric_set! {
         TASKS_QUEUED = gauge("tasks_queued", "Tasks handed to the policy and not yet taken by it (in the ring buffer)."),
         TASKS_WAITING_USER = gauge("tasks_waiting_user", "Tasks the policy holds, not yet dispatched."),
         DISPATCHED_USER = dispatched(USER, "Tasks dispatched as the policy decided."),
+        DISPATCHED_GRANTED = dispatched(GRANTED, "Dispatched by BPF as the policy decided ahead (a wake grant): a wakeup queued without a round trip through the policy."),
         DISPATCHED_IDLE = dispatched(IDLE, "Dispatched by BPF: woke up on an idle CPU while the policy held nothing."),
         DISPATCHED_KTHREAD = dispatched(KTHREAD, "Dispatched by BPF: per-CPU kernel threads and memory-reclaim threads."),
         DISPATCHED_SELF = dispatched(SELF, "Dispatched by BPF: the policy process itself, ahead of every other task."),
@@ -54,6 +56,7 @@ scxkit::metric_set! {
 pub static COUNTERS: &[CounterSlot] = &[
     (intf::USCHED_STAT_RUNNING, &TASKS_RUNNING),
     (intf::USCHED_STAT_USER, &DISPATCHED_USER),
+    (intf::USCHED_STAT_GRANTED, &DISPATCHED_GRANTED),
     (intf::USCHED_STAT_IDLE, &DISPATCHED_IDLE),
     (intf::USCHED_STAT_KTHREAD, &DISPATCHED_KTHREAD),
     (intf::USCHED_STAT_SELF, &DISPATCHED_SELF),
@@ -96,7 +99,7 @@ pub fn set_figures(reading: &mut Snapshot, bss: &BssReading, usage: Usage, now_n
 
 pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let d = |name: &str, labels: &[(&str, &str)]| now.delta(previous, name, labels);
-    let paths = [("user", USER), ("idle", IDLE), ("kthread", KTHREAD), ("self", SELF), ("congestion", CONGESTION), ("fallback", FALLBACK)];
+    let paths = [("user", USER), ("granted", GRANTED), ("idle", IDLE), ("kthread", KTHREAD), ("self", SELF), ("congestion", CONGESTION), ("fallback", FALLBACK)];
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
@@ -173,7 +176,7 @@ mod tests {
         let after_counters = [(intf::USCHED_STAT_USER, 9), (intf::USCHED_STAT_FALLBACK, 2), (intf::USCHED_STAT_CANCELLED, 1), (intf::USCHED_STAT_SENT, 7), (intf::USCHED_STAT_DEFERRED, 5)];
         let after = reading(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0);
         let line = log_line(&before, &after);
-        assert!(line.contains("dispatched 6: user 4 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
+        assert!(line.contains("dispatched 6: user 4 granted 0 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
         assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 | custody full 0 lost 0"), "{line}");
         assert!(line.contains("cpu 2 ms"), "{line}");
     }

@@ -3,7 +3,7 @@
 
 use log::info;
 use scxkit_userspace::memory::monotonic_ns;
-use scxkit_userspace::{Decision, Dispatcher, Policy, QueuedTask, Target};
+use scxkit_userspace::{Decision, Dispatcher, Policy, QueuedTask, Target, WakeGrant};
 #[cfg(test)]
 use scxkit_userspace::KernelView;
 use std::collections::{BTreeMap, HashMap};
@@ -60,8 +60,9 @@ impl TaskState {
 pub struct Rustland {
     settings: Settings,
     tasks: HashMap<i32, TaskState>,
-    /// Tasks waiting, by (vruntime, arrival): the smallest runs first.
-    queue: BTreeMap<(u64, u64), QueuedTask>,
+    /// Tasks waiting, by (vruntime, arrival): the smallest runs first; with whether each is
+    /// interactive.
+    queue: BTreeMap<(u64, u64), (QueuedTask, bool)>,
     arrivals: u64,
     min_vruntime: u64,
     forget_at_ns: u64,
@@ -99,6 +100,15 @@ impl Rustland {
     fn task_slice_ns(&self, slice_ns: u64, weight: u32) -> u64 {
         let weight = u64::from(weight.max(1)).min(WEIGHT_NICE0);
         (slice_ns * weight / WEIGHT_NICE0).max(self.settings.slice_min_ns)
+    }
+
+    /// What an interactive task's wakeups get without asking: a sleeper's full credit (the
+    /// place this policy gives it, one slice behind the queue) until it has run one base
+    /// slice, when it is handed over and charged. A frame loop or a pipe's reader then
+    /// wakes without a round trip through this process; a task that turned into a hog comes
+    /// back within a slice, and at the latest when its slice ends (not a wakeup).
+    fn wake_grant(&self) -> WakeGrant {
+        WakeGrant { budget_ns: self.settings.slice_ns, credit_ns: self.settings.slice_ns }
     }
 
     fn forget_old_tasks(&mut self, now_ns: u64) {
@@ -161,7 +171,7 @@ impl Policy for Rustland {
         let vruntime = (state.vruntime + charge_ns).max(credit_floor);
         self.tasks.get_mut(&task.pid).expect("just inserted").vruntime = vruntime;
         self.arrivals += 1;
-        self.queue.insert((vruntime, self.arrivals), task);
+        self.queue.insert((vruntime, self.arrivals), (task, self.is_interactive(&state)));
         self.log_watched(&task, now_ns);
     }
 
@@ -170,10 +180,11 @@ impl Policy for Rustland {
         // task's far vtime must not drag the others' credit bound along.
         self.min_vruntime = self.min_vruntime.max(out.vtime_now());
         let slice_ns = self.slice_ns(out.nr_cpus(), out.nr_queued_in_kernel());
-        while let Some(((vruntime, arrival), task)) = self.queue.pop_first() {
-            let decision = Decision { target: Target::AnyCpu, slice_ns: self.task_slice_ns(slice_ns, task.weight), vtime: vruntime };
-            if !out.dispatch(&task, decision) {
-                self.queue.insert((vruntime, arrival), task);
+        while let Some(((vruntime, arrival), (task, interactive))) = self.queue.pop_first() {
+            let slice_ns = self.task_slice_ns(slice_ns, task.weight);
+            let grant = interactive.then(|| self.wake_grant());
+            if !out.dispatch(&task, Decision { target: Target::AnyCpu, slice_ns, vtime: vruntime, grant }) {
+                self.queue.insert((vruntime, arrival), (task, interactive));
                 break;
             }
         }
@@ -292,6 +303,22 @@ mod tests {
         assert_eq!(slices[&2], 10 * MS);
         assert_eq!(slices[&3], MS, "nice-19-like weight 1: the minimum");
         assert_eq!(slices[&4], 20 * MS, "heavier: not above the common slice");
+    }
+
+    #[test]
+    fn interactive_tasks_wakeups_are_granted_hogs_are_not() {
+        let mut policy = policy(10);
+        let mut sleeper = TaskState::new(0, 0, 0);
+        sleeper.nvcsw_rate = 50.0;
+        policy.tasks.insert(1, sleeper);
+        policy.tasks.insert(2, TaskState::new(0, 0, 0));
+        policy.enqueue(QueuedTask::new(1, 100, MS, 0));
+        policy.enqueue(QueuedTask::new(2, 100, 10 * MS, 0));
+        let mut out = Dispatcher::recording(1, KernelView::default());
+        policy.dispatch(&mut out);
+        let grants: HashMap<i32, Option<WakeGrant>> = out.recorded_grants().into_iter().collect();
+        assert_eq!(grants[&1], Some(WakeGrant { budget_ns: 20 * MS, credit_ns: 20 * MS }), "one slice, a sleeper's credit");
+        assert_eq!(grants[&2], None, "a hog's every wakeup is decided");
     }
 
     #[test]

@@ -160,6 +160,9 @@ static void apply_decision(const struct usched_decision *d)
 	if (tctx) {
 		tctx->custody_seq = 0;
 		tctx->vtime = d->vtime;
+		tctx->grant_budget_ns = d->grant_budget_ns;
+		tctx->grant_credit_ns = d->grant_credit_ns;
+		tctx->grant_slice_ns = d->slice_ns;
 	}
 	if (cpu != USCHED_ANY_CPU && (cpu < 0 || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
 				      scxk_cpu_offline(cpu))) {
@@ -182,6 +185,32 @@ static void apply_decision(const struct usched_decision *d)
 		scx_bpf_dsq_insert(p, shared_dsq(), d->slice_ns, 0);
 	scxk_stat_inc(USCHED_STAT_USER);
 	bpf_task_release(p);
+}
+
+/* Queues a wakeup of p as the policy has already decided (its grant, see usched_decision):
+ * on an idle CPU if there is one, else in the shared queue, grant_credit_ns before the
+ * queue's now. False when the grant does not cover it: not a wakeup, or p has run its
+ * budget since it was last handed over (tctx->run_ns, what the policy is charged next). */
+static bool queue_granted_wakeup(struct task_struct *p, struct task_ctx *tctx, u64 enq_flags)
+{
+	u64 now = vtime_now, vtime;
+	s32 cpu;
+
+	if (!(enq_flags & SCX_ENQ_WAKEUP) || tctx->run_ns >= tctx->grant_budget_ns)
+		return false;
+	vtime = now > tctx->grant_credit_ns ? now - tctx->grant_credit_ns : 0;
+	tctx->vtime = vtime;
+	scxk_stat_inc(USCHED_STAT_GRANTED);
+	cpu = claim_idle_cpu(p);
+	if (cpu >= 0) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, tctx->grant_slice_ns, enq_flags);
+		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
+	} else if (scx_bpf_create_dsq_usable()) {
+		scx_bpf_dsq_insert_vtime(p, shared_dsq(), tctx->grant_slice_ns, vtime, enq_flags);
+	} else {
+		scx_bpf_dsq_insert(p, shared_dsq(), tctx->grant_slice_ns, enq_flags);
+	}
+	return true;
 }
 
 /* Decisions applied in this ops.dispatch call. A map slot, not the callback's context on

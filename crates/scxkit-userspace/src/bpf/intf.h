@@ -67,6 +67,11 @@ struct usched_decision {
 	u64 enq_seq;
 	u64 slice_ns;
 	u64 vtime;
+	/* A grant: until the task has run grant_budget_ns in all since this decision, BPF
+	 * queues its wakeups itself, grant_credit_ns before the queue's now (vtime_now), with
+	 * this slice, without a round trip through userspace. 0: every wakeup is handed over. */
+	u64 grant_budget_ns;
+	u64 grant_credit_ns;
 };
 
 /* Per-CPU counters, indexes into the `stats` map. */
@@ -99,6 +104,8 @@ enum usched_stat_idx {
 	/* Tasks handed over without waking the policy: it reads them at a CPU's next
 	 * scheduling point, with others (counted in SENT too). */
 	USCHED_STAT_DEFERRED,
+	/* Dispatched by BPF on the policy's grant: a wakeup queued without a round trip. */
+	USCHED_STAT_GRANTED,
 	/* 1 while the CPU runs a task of this scheduler (summed: tasks running). */
 	USCHED_STAT_RUNNING,
 	USCHED_NR_STATS,

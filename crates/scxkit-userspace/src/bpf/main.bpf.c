@@ -3,7 +3,8 @@
  *
  * A task that needs a CPU is handed to the policy process through a ring buffer; the
  * policy's decisions (CPU or any, slice, vtime) come back through a user ring buffer and are
- * applied in ops.dispatch. BPF dispatches a few tasks itself: the policy process (first,
+ * applied in ops.dispatch. A decision may grant the task's next wakeups, which BPF then
+ * queues itself until the task has run the grant's budget. BPF dispatches a few tasks itself: the policy process (first,
  * always), per-CPU kernel threads and memory-reclaim threads (they must not wait for a
  * process that may itself wait for memory), wakeups on an idle CPU while userspace holds
  * nothing, and every task when the ring buffer is full (congestion).
@@ -85,6 +86,8 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 	} else if (!tctx || fallback_active(bpf_ktime_get_ns())) {
 		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, enq_flags);
 		scxk_stat_inc(USCHED_STAT_FALLBACK);
+	} else if (queue_granted_wakeup(p, tctx, enq_flags)) {
+		/* Decided already: no round trip. */
 	} else if (!send_to_user(p, tctx, enq_flags)) {
 		scx_bpf_dsq_insert(p, kernel_dsq(), fallback_slice_ns, enq_flags);
 		scxk_stat_inc(USCHED_STAT_CONGESTION);

@@ -53,6 +53,10 @@ struct task_ctx {
 	u64 nvcsw;
 	/* The vtime of the decision it was dispatched with, or 0. */
 	u64 vtime;
+	/* The grant of its last decision (usched_decision), and that decision's slice. */
+	u64 grant_budget_ns;
+	u64 grant_credit_ns;
+	u64 grant_slice_ns;
 };
 
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
