@@ -21,7 +21,7 @@ struct {
 } from_user SEC(".maps");
 
 /* Messages sent and not yet read by the policy. Some may have gone without waking it
- * (policy_wakeup_may_wait, or from a CPU on its way offline): every ops.dispatch that sees
+ * (wakeup_may_wait, or from a CPU on its way offline): every ops.dispatch that sees
  * any wakes it (a nudge), and BPF's watch timer kicks idle CPUs to look while tasks are in
  * custody. Counters, not a flag: a flag set by one CPU can be cleared by another between a
  * message's reservation and its commit. */
@@ -30,14 +30,15 @@ static __always_inline bool messages_unread(void)
 	return nr_sent != user_received;
 }
 
-/* Whether waking the policy for p may wait for this CPU's next scheduling point. Only where
+/* Whether waking the policy for p (or preempting for granted p) may wait for this CPU's
+ * next scheduling point. Only where
  * it would preempt someone (no CPU is idle) and the wakeup comes from a task that runs here
  * under this scheduler, not from an interrupt (a timer, a device): a pipe's writer often
  * sleeps next. The waker keeps at most USCHED_DEFER_MAX_US of its slice, which bounds the
  * wait (the kernel ends a slice at a tick: 4 ms at 250 Hz). Waking the policy at once, on
  * one CPU, preempted the waker for every wakeup; the waker then made a round trip of its
  * own: hackbench over pipes took 6x EEVDF's time. */
-static bool policy_wakeup_may_wait(struct task_struct *p, const struct task_ctx *tctx)
+static bool wakeup_may_wait(struct task_struct *p, const struct task_ctx *tctx)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
 	const struct cpumask *idle;
@@ -89,7 +90,7 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 	msg = bpf_ringbuf_reserve(&to_user, sizeof(*msg), 0);
 	if (!msg)
 		return false;
-	may_wait = policy_wakeup_may_wait(p, tctx);
+	may_wait = wakeup_may_wait(p, tctx);
 	msg->pid = p->pid;
 	msg->prev_cpu = scx_bpf_task_cpu(p);
 	msg->nr_cpus_allowed = p->nr_cpus_allowed;
@@ -187,10 +188,24 @@ static void apply_decision(const struct usched_decision *d)
 	bpf_task_release(p);
 }
 
+/* Preempts the task running on p's CPU for granted p, queued at `vtime`, when that task was
+ * queued later in the policy's order: as a wakeup handed over would have, by waking the
+ * policy there (it preempts, and the task it preempted is then decided again). */
+static void preempt_for_granted(struct task_struct *p, u64 vtime)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+	u64 *running = running_vtime_of(cpu);
+
+	if (running && time_before(vtime, *running))
+		scxk_kick_cpu(cpu, SCX_KICK_PREEMPT);
+}
+
 /* Queues a wakeup of p as the policy has already decided (its grant, see usched_decision):
  * on an idle CPU if there is one, else in the shared queue, grant_credit_ns before the
- * queue's now. False when the grant does not cover it: not a wakeup, or p has run its
- * budget since it was last handed over (tctx->run_ns, what the policy is charged next). */
+ * queue's now, preempting a task behind it unless the wakeup may wait for the next
+ * scheduling point (wakeup_may_wait, as for a hand-over). False when the grant does not
+ * cover it: not a wakeup, or p has run its budget since it was last handed over
+ * (tctx->run_ns, what the policy is charged next). */
 static bool queue_granted_wakeup(struct task_struct *p, struct task_ctx *tctx, u64 enq_flags)
 {
 	u64 now = vtime_now, vtime;
@@ -205,11 +220,14 @@ static bool queue_granted_wakeup(struct task_struct *p, struct task_ctx *tctx, u
 	if (cpu >= 0) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, tctx->grant_slice_ns, enq_flags);
 		scxk_kick_cpu(cpu, SCX_KICK_IDLE);
-	} else if (scx_bpf_create_dsq_usable()) {
-		scx_bpf_dsq_insert_vtime(p, shared_dsq(), tctx->grant_slice_ns, vtime, enq_flags);
-	} else {
-		scx_bpf_dsq_insert(p, shared_dsq(), tctx->grant_slice_ns, enq_flags);
+		return true;
 	}
+	if (scx_bpf_create_dsq_usable())
+		scx_bpf_dsq_insert_vtime(p, shared_dsq(), tctx->grant_slice_ns, vtime, enq_flags);
+	else
+		scx_bpf_dsq_insert(p, shared_dsq(), tctx->grant_slice_ns, enq_flags);
+	if (!wakeup_may_wait(p, tctx))
+		preempt_for_granted(p, vtime);
 	return true;
 }
 

@@ -29,7 +29,7 @@ enum usched_consts {
 	/* The shortest slice BPF gives a task it dispatches itself, however light. */
 	USCHED_MIN_SLICE_US = 100,
 	/* The most a task keeps of its slice after waking another without waking the policy
-	 * (see policy_wakeup_may_wait), in microseconds: the next scheduling point, where the
+	 * (see wakeup_may_wait), in microseconds: the next scheduling point, where the
 	 * policy is woken, is at most that far. */
 	USCHED_DEFER_MAX_US = 1000,
 	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */

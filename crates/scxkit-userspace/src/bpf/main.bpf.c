@@ -140,7 +140,11 @@ void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 
+	u64 *running = running_vtime_of(scx_bpf_task_cpu(p));
+
 	scxk_stat_set(USCHED_STAT_RUNNING, 1);
+	if (running)
+		*running = tctx ? tctx->vtime : 0;
 	if (!tctx)
 		return;
 	tctx->started_ns = bpf_ktime_get_ns();
@@ -154,7 +158,11 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 	u64 ran_ns;
 
+	u64 *running = running_vtime_of(scx_bpf_task_cpu(p));
+
 	scxk_stat_set(USCHED_STAT_RUNNING, 0);
+	if (running)
+		*running = 0;
 	if (!tctx || !tctx->started_ns)
 		return;
 	ran_ns = bpf_ktime_get_ns() - tctx->started_ns;

@@ -61,6 +61,22 @@ struct task_ctx {
 
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
 
+/* The vtime of the decision (or grant) each CPU's running task was queued with; 0 for one
+ * BPF dispatched itself, or none. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SCXK_MAX_CPUS);
+	__type(key, u32);
+	__type(value, u64);
+} running_vtimes SEC(".maps");
+
+static __always_inline u64 *running_vtime_of(s32 cpu)
+{
+	u32 key = cpu;
+
+	return bpf_map_lookup_elem(&running_vtimes, &key);
+}
+
 SCXK_STATS(USCHED_NR_STATS)
 
 static __always_inline struct task_ctx *task_ctx(struct task_struct *p)
