@@ -15,7 +15,8 @@ pub struct FrameworkOpts {
     pub fallback_after_ms: u64,
 
     /// Every task goes through the policy, even one waking up while a CPU is idle and the
-    /// policy holds nothing (by default such a task runs there at once).
+    /// policy holds nothing, or one whose next wakeups the policy granted (by default such a
+    /// task runs there at once, and granted wakeups are queued by BPF).
     #[arg(long)]
     pub full_user: bool,
 

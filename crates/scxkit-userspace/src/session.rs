@@ -105,6 +105,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     rodata.bypass_slice_ns = policy.bypass_slice_ns();
     rodata.fallback_after_ns = opts.fallback_after_ms * 1_000_000;
     rodata.idle_bypass = !opts.full_user;
+    rodata.grants_allowed = !opts.full_user;
     if let Some(places) = std::env::var(CUSTODY_PLACES_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
         rodata.custody_places_max = places.clamp(1, intf::USCHED_CUSTODY_MAX as u64);
         log::info!("{CUSTODY_PLACES_ENV}: custody holds at most {} tasks", rodata.custody_places_max);

@@ -102,6 +102,8 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 	msg->nvcsw = tctx->nvcsw;
 	msg->flags = 0;
 	tctx->run_ns = 0;
+	/* The decision on this hand-over brings the next grant: a cancelled one none. */
+	tctx->grant_budget_ns = 0;
 	tctx->custody_seq = tctx->enq_seq;
 	if (may_wait)
 		scxk_stat_inc(USCHED_STAT_DEFERRED);
@@ -164,6 +166,7 @@ static void apply_decision(const struct usched_decision *d)
 		tctx->grant_budget_ns = d->grant_budget_ns;
 		tctx->grant_credit_ns = d->grant_credit_ns;
 		tctx->grant_slice_ns = d->slice_ns;
+		tctx->grant_expires_ns = bpf_ktime_get_ns() + USCHED_GRANT_MAX_AGE_MS * NSEC_PER_MSEC;
 	}
 	if (cpu != USCHED_ANY_CPU && (cpu < 0 || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
 				      scxk_cpu_offline(cpu))) {
@@ -188,6 +191,20 @@ static void apply_decision(const struct usched_decision *d)
 	bpf_task_release(p);
 }
 
+/* Where granted p goes in the shared queue: grant_credit_ns before the queue's now, and
+ * ahead of the task its CPU runs when that one is further behind: the queue's now is the
+ * latest vtime started on any CPU, and a task bound to one CPU (or on a CPU others left
+ * alone) may lag it by more than a credit. */
+static u64 granted_vtime(struct task_struct *p, const struct task_ctx *tctx)
+{
+	u64 now = vtime_now, *running = running_vtime_of(scx_bpf_task_cpu(p));
+	u64 vtime = now > tctx->grant_credit_ns ? now - tctx->grant_credit_ns : 0;
+
+	if (running && *running && time_before(*running, vtime))
+		vtime = *running - 1;
+	return vtime;
+}
+
 /* Preempts the task running on p's CPU for granted p, queued at `vtime`, when that task was
  * queued later in the policy's order: as a wakeup handed over would have, by waking the
  * policy there (it preempts, and the task it preempted is then decided again). */
@@ -201,19 +218,20 @@ static void preempt_for_granted(struct task_struct *p, u64 vtime)
 }
 
 /* Queues a wakeup of p as the policy has already decided (its grant, see usched_decision):
- * on an idle CPU if there is one, else in the shared queue, grant_credit_ns before the
- * queue's now, preempting a task behind it unless the wakeup may wait for the next
- * scheduling point (wakeup_may_wait, as for a hand-over). False when the grant does not
- * cover it: not a wakeup, or p has run its budget since it was last handed over
- * (tctx->run_ns, what the policy is charged next). */
+ * on an idle CPU if there is one, else in the shared queue (granted_vtime), preempting a
+ * task behind it unless the wakeup may wait for the next scheduling point (wakeup_may_wait,
+ * as for a hand-over). False when the grant does not cover it: not a wakeup, p has run its
+ * budget since it was last handed over (tctx->run_ns, what the policy is charged next), the
+ * grant has lapsed, or --full-user. */
 static bool queue_granted_wakeup(struct task_struct *p, struct task_ctx *tctx, u64 enq_flags)
 {
-	u64 now = vtime_now, vtime;
+	u64 vtime;
 	s32 cpu;
 
-	if (!(enq_flags & SCX_ENQ_WAKEUP) || tctx->run_ns >= tctx->grant_budget_ns)
+	if (!grants_allowed || !(enq_flags & SCX_ENQ_WAKEUP) || tctx->run_ns >= tctx->grant_budget_ns ||
+	    time_before(tctx->grant_expires_ns, bpf_ktime_get_ns()))
 		return false;
-	vtime = now > tctx->grant_credit_ns ? now - tctx->grant_credit_ns : 0;
+	vtime = granted_vtime(p, tctx);
 	tctx->vtime = vtime;
 	scxk_stat_inc(USCHED_STAT_GRANTED);
 	cpu = claim_idle_cpu(p);

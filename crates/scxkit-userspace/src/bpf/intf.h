@@ -32,6 +32,10 @@ enum usched_consts {
 	 * (see wakeup_may_wait), in microseconds: the next scheduling point, where the
 	 * policy is woken, is at most that far. */
 	USCHED_DEFER_MAX_US = 1000,
+	/* A grant lapses this long after its decision, ms: a task that runs little would
+	 * otherwise go unseen by the policy for minutes (and be forgotten), whatever its
+	 * behaviour became. */
+	USCHED_GRANT_MAX_AGE_MS = 1000,
 	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */
 	USCHED_WATCH_INTERVAL_MS = 50,
 	/* usched_task.flags: not a task, only a wake-up call for the policy (it holds tasks

@@ -18,6 +18,7 @@ RODATA s32 policy_tgid;			/* its process: stats and exporter threads too */
 RODATA u64 fallback_after_ns = USCHED_FALLBACK_AFTER_MS_DEFAULT * NSEC_PER_MSEC;
 RODATA u64 fallback_slice_ns = USCHED_FALLBACK_SLICE_US * 1000ULL;
 RODATA bool idle_bypass = true;		/* wakeups on an idle CPU skip userspace when it holds nothing */
+RODATA bool grants_allowed = true;	/* BPF queues the wakeups a decision granted */
 RODATA u64 bypass_slice_ns = USCHED_SELF_SLICE_US * 1000ULL;	/* the policy's own slice for them */
 
 /* Written by the policy process through the mmap'ed .bss; plain loads and stores. */
@@ -53,10 +54,12 @@ struct task_ctx {
 	u64 nvcsw;
 	/* The vtime of the decision it was dispatched with, or 0. */
 	u64 vtime;
-	/* The grant of its last decision (usched_decision), and that decision's slice. */
+	/* The grant of its last decision (usched_decision), that decision's slice, and when
+	 * the grant lapses (USCHED_GRANT_MAX_AGE_MS after the decision). */
 	u64 grant_budget_ns;
 	u64 grant_credit_ns;
 	u64 grant_slice_ns;
+	u64 grant_expires_ns;
 };
 
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
