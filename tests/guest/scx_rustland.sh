@@ -95,6 +95,9 @@ kill $nice0 $nice19; wait $nice0 $nice19 2>/dev/null
 # elsewhere): granted, it preempts the hog there, as a hand-over would by waking the policy
 # on that CPU. Granted without preempting, it waited for the hog's slice: about 5 ms on
 # average on one vCPU (bench latency1); handed over to a policy on another CPU, as long.
+# (This scenario's single-threaded TCG: in multi-threaded TCG the averages stay near 5 ms,
+# and a trace there showed the timer interrupts themselves reaching CPU 2 about every 4 ms,
+# each granted wakeup then preempting at once: a limit of that mode, not yet understood.)
 taskset -c 2 sh -c 'while :; do :; done' & hog2=$!
 sleep 1
 avg=$(wake_avg_us 1000 3000 2)
