@@ -87,10 +87,12 @@ pub struct Decision {
 }
 
 /// Wakeups decided ahead: BPF queues them itself, without a round trip through the policy,
-/// until the task has run `budget_ns` in all since the decision. Each goes to an idle CPU if
-/// there is one, else among the tasks waiting for any CPU at `credit_ns` before the queue's
-/// now ([`Dispatcher::vtime_now`]), with the decision's slice. What the task runs meanwhile
-/// is charged at its next hand-over (`QueuedTask::run_ns`).
+/// until the task has run `budget_ns` in all since the decision, and for at most a second.
+/// Each goes to an idle CPU if there is one, else among the tasks waiting for any CPU at
+/// `credit_ns` before the queue's now ([`Dispatcher::vtime_now`]) (and ahead of the task its
+/// CPU runs, if that one lags further), with the decision's slice, preempting that task
+/// unless the wakeup came from a task about to sleep. What the task runs meanwhile is
+/// charged at its next hand-over (`QueuedTask::run_ns`). `--full-user` ignores grants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WakeGrant {
     pub budget_ns: u64,

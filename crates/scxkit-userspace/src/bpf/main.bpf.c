@@ -4,10 +4,11 @@
  * A task that needs a CPU is handed to the policy process through a ring buffer; the
  * policy's decisions (CPU or any, slice, vtime) come back through a user ring buffer and are
  * applied in ops.dispatch. A decision may grant the task's next wakeups, which BPF then
- * queues itself until the task has run the grant's budget. BPF dispatches a few tasks itself: the policy process (first,
- * always), per-CPU kernel threads and memory-reclaim threads (they must not wait for a
- * process that may itself wait for memory), wakeups on an idle CPU while userspace holds
- * nothing, and every task when the ring buffer is full (congestion).
+ * queues itself until the task has run the grant's budget. BPF dispatches a few tasks
+ * itself: the policy process (first, always), per-CPU kernel threads and memory-reclaim
+ * threads (they must not wait for a process that may itself wait for memory), wakeups on an
+ * idle CPU while userspace holds nothing, and every task when the ring buffer is full
+ * (congestion).
  *
  * If the policy's heartbeat stops (SIGSTOP, a debugger, a stall) for fallback_after_ns,
  * BPF schedules on its own, FIFO, until it beats again: the tasks already handed over are
@@ -139,7 +140,6 @@ void BPF_STRUCT_OPS(usched_dequeue, struct task_struct *p, u64 deq_flags)
 void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-
 	u64 *running = running_vtime_of(scx_bpf_task_cpu(p));
 
 	scxk_stat_set(USCHED_STAT_RUNNING, 1);
@@ -156,9 +156,8 @@ void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-	u64 ran_ns;
-
 	u64 *running = running_vtime_of(scx_bpf_task_cpu(p));
+	u64 ran_ns;
 
 	scxk_stat_set(USCHED_STAT_RUNNING, 0);
 	if (running)
