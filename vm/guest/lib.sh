@@ -37,7 +37,7 @@ SCXK_EJECTIONS_SHOWN=" "
 report_ejections() {
     local log reason
     # An ejection in progress: the scheduler prints the dump once the kernel has disabled it.
-    if [ "$(sched_state)" = disabling ]; then wait_for 10 sh -c '[ "$(cat /sys/kernel/sched_ext/state)" != disabling ]'; sleep 1; fi
+    if [ "$(sched_state)" = disabling ]; then wait_for 10 is_not_disabling; sleep 1; fi
     for log in /tmp/*.log; do
         case $SCXK_EJECTIONS_SHOWN in *" $log "*) continue ;; esac
         reason=$(grep -m 1 "ejected by the kernel" "$log" 2>/dev/null) || continue
@@ -84,6 +84,7 @@ sched_state() { cat /sys/kernel/sched_ext/state 2>/dev/null; }
 sched_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
 is_enabled() { [ "$(sched_state)" = enabled ]; }
 is_disabled() { [ "$(sched_state)" = disabled ]; }
+is_not_disabling() { [ "$(sched_state)" != disabling ]; }
 
 # ext_enabled PID: the task is in the sched_ext class.
 ext_enabled() { grep -q '^ext.enabled *: *1' "/proc/$1/sched" 2>/dev/null; }
