@@ -31,6 +31,8 @@ enum bpfland_consts {
 	/* How many of the regular queue's first tasks are looked at for one that waited that
 	 * long (a task just forked is queued ahead of hogs). */
 	BPFLAND_OVERDUE_SCAN = 8,
+	/* ...at most once in this long, by any CPU. */
+	BPFLAND_OVERDUE_SCAN_INTERVAL_MS = 1,
 	/* The longest a regular task waits, whatever its deadline: a task of low weight (nice
 	 * 19: charged 100 times its run) behind hundreds of others would otherwise wait minutes,
 	 * and one preempted inside an RCU read section holds up the kernel meanwhile. The whole
