@@ -10,7 +10,7 @@ use anyhow::Result;
 use libbpf_rs::MapCore;
 use scxkit::infeasible::TaskLoad;
 use scxkit::lb::load::task_loads;
-use scxkit::lb::{Balancer, LevelCost, PassReport, Task};
+use scxkit::lb::{Balancer, LevelCost, LevelOutcomes, PassReport, Task};
 use scxkit::Cpumask;
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -20,8 +20,7 @@ use std::rc::Rc;
 #[derive(Debug, Default)]
 pub struct Shared {
     pub tuning: Tuning,
-    /// Moves the balancer decided, and moves written for BPF to apply, per level.
-    pub decided: [u64; RUSTY_NR_LB_LEVELS as usize],
+    /// Moves written for BPF to apply, per level.
     pub requested: [u64; RUSTY_NR_LB_LEVELS as usize],
     /// Requests no task took up before the next pass.
     pub expired: Expired,
@@ -29,8 +28,9 @@ pub struct Shared {
     /// Each domain's load as the BPF side keeps it, busy nice-0 tasks.
     pub dom_loads_bpf: Vec<f64>,
     pub last_report: Option<PassReport>,
-    /// The balancer's costs per level (scxkit::lb::metrics::set_levels).
+    /// The balancer's costs and outcomes per level (scxkit::lb::metrics::set_levels).
     pub costs: Vec<LevelCost>,
+    pub outcomes: Vec<LevelOutcomes>,
 }
 
 pub type SharedRef = Rc<RefCell<Shared>>;
@@ -69,9 +69,8 @@ impl LbJob<'_> {
         let report = self.balancer.pass(&mut tasks);
         let moves: Vec<(i32, usize, usize)> = report.moves.iter().map(|m| (views[m.task].pid, m.to, m.depth)).collect();
         // The library counts each level's moves (index: level - 1).
-        for (level, &moved) in report.moved_per_level.iter().enumerate() {
-            shared.decided[level] += moved as u64;
-            if self.enabled {
+        if self.enabled {
+            for (level, &moved) in report.moved_per_level.iter().enumerate() {
                 shared.requested[level] += moved as u64;
             }
         }
@@ -90,6 +89,7 @@ impl LbJob<'_> {
         shared.dom_loads_bpf = dom_loads;
         shared.last_report = Some(report);
         shared.costs = self.balancer.costs().to_vec();
+        shared.outcomes = self.balancer.outcomes().to_vec();
         Ok(self.enabled)
     }
 

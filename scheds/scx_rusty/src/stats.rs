@@ -140,7 +140,7 @@ impl Figures {
             reading.set_with(&DOMAIN_UTIL, &labels, 100.0 * s.tuning.dom_util.get(d).copied().unwrap_or(0.0));
             reading.set_with(&DOMAIN_LOAD, &labels, s.dom_loads_bpf.get(d).copied().unwrap_or(0.0));
         }
-        lbm::set_levels(reading, &self.hierarchy, &s.costs, &s.decided);
+        lbm::set_levels(reading, &self.hierarchy, &s.costs, &s.outcomes);
         if let Some(report) = &s.last_report {
             lbm::set_groups(reading, &self.hierarchy, report);
         }
@@ -205,7 +205,7 @@ mod tests {
         let mut balancer = Balancer::new(h.clone(), Mode::Propagate);
         let mut tasks: Vec<Task> = (0..32).map(|i| Task { load: 1024, domain: i % 3, allowed: None }).collect();
         let report = balancer.pass(&mut tasks);
-        let shared = Shared { costs: balancer.costs().to_vec(), last_report: Some(report), ..Default::default() };
+        let shared = Shared { costs: balancer.costs().to_vec(), outcomes: balancer.outcomes().to_vec(), last_report: Some(report), ..Default::default() };
         let mut snap = Snapshot::new();
         Figures::new(&h, &doms).set(&mut snap, &shared, 0.5);
         let back = scxkit::metrics::parse_text(METRIC_SETS, &scxkit::metrics::to_text(&snap)).unwrap();
