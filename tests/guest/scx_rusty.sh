@@ -92,7 +92,40 @@ if awk "BEGIN { exit !($s_last < $s_first / 2) }"; then
 else
     fail "the per-domain load spread falls" "from $s_first to $s_last: $first / $last"
 fi
+# The outcomes and the hierarchy in the stats: the passes after widening asked for moves
+# between the nodes and BPF applied them, and a pass printed node 0 above the average of
+# the nodes, giving load away, with its domains under it.
+lines=$(grep "domains (util, load)" "$LOG" | tail -n 5)
+node_requested=$(sum_of "$lines" '.*requested \([0-9]*\)\/[0-9]* applied.*')
+node_applied=$(sum_of "$lines" '.*applied \([0-9]*\)\/[0-9]* refused.*')
+if [ "$node_requested" -ge 1 ] && [ "$node_applied" -ge 1 ]; then
+    pass "work born on node 0: moves between nodes requested ($node_requested) and applied ($node_applied) in 5 s"
+else
+    fail "work born on one node gets moves between nodes, requested and applied" "requested $node_requested, applied $node_applied; $(echo "$lines" | sed -n 's/.*\(moves[^|]*\).*/\1/p' | tr '\n' ';')"
+fi
+tree=$(grep -A5 -E '^ +NODE\[00\] load [0-9.]+ imbal \+[0-9.]+% delta -' "$LOG" | head -n 6)
+if echo "$tree" | grep -q "^ *DOMAIN\[01\] load" && echo "$tree" | grep -q "^ *NODE\[01\] load .* delta +"; then
+    pass "the stats print each node, then its domains, with load, imbalance and delta"
+    echo "$tree" | while read -r line; do note "hierarchy: $line"; done
+else
+    fail "the stats print the hierarchy with node 0 above the average, node 1 receiving" "$(grep -A5 'NODE\[00\] load' "$LOG" | head -n 12)"
+fi
 stop_workers; kill "$fenced"; wait "$fenced" 2>/dev/null
+
+# A balanced machine: one worker pinned to each CPU. The passes find the nodes balanced and
+# ask for no move between them.
+pinned_all=""
+for cpu in 0 1 2 3 4 5 6 7; do spawn_workers 1 "$cpu"; pinned_all="$pinned_all $WORKERS"; done
+sleep 5
+lines=$(grep "domains (util, load)" "$LOG" | tail -n 3)
+balanced=$(sum_of "$lines" '.*lb node\/domain balanced \([0-9]*\)\/[0-9]* .*')
+node_requested=$(sum_of "$lines" '.*requested \([0-9]*\)\/[0-9]* applied.*')
+if [ "$balanced" -ge 2 ] && [ "$node_requested" -eq 0 ]; then
+    pass "one worker per CPU: the node level found the machine balanced ($balanced times in 3 s) and asked for no move"
+else
+    fail "a balanced machine counts balanced and moves nothing between nodes" "balanced $balanced, node moves requested $node_requested; $(echo "$lines" | sed -n 's/.*\(lb node[^|]*\).*/\1/p' | tr '\n' ';')"
+fi
+WORKERS=$pinned_all; stop_workers
 # A task allowed on part of its home domain (CPUs 1-2, homed on domain 0 by its birth on
 # CPU 0) while CPU 1 has two tasks pinned to it and CPUs 2-3 are busy: it must still run
 # (put on a CPU's local queue, it would wait there until the watchdog ejected the scheduler).

@@ -10,7 +10,8 @@ use anyhow::Result;
 use libbpf_rs::MapCore;
 use scxkit::infeasible::TaskLoad;
 use scxkit::lb::load::task_loads;
-use scxkit::lb::{Balancer, LevelCost, LevelOutcomes, PassReport, Task};
+use scxkit::lb::{metrics as lbm, Balancer, LevelCost, LevelOutcomes, PassReport, Task};
+use scxkit::metrics::Snapshot;
 use scxkit::Cpumask;
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -82,8 +83,8 @@ impl LbJob<'_> {
             shared.expired.not_run += expired.not_run;
             write_requests(self.maps.requests, &moves)?;
         }
-        if !moves.is_empty() {
-            log::debug!("balancer: {} moves, domain spread {:.2} -> {:.2}", moves.len(), report.imbalance_before, report.imbalance_after);
+        if log::log_enabled!(log::Level::Debug) {
+            log_pass(&self.balancer, &report);
         }
         shared.nr_tasks = views.len();
         shared.dom_loads_bpf = dom_loads;
@@ -96,6 +97,23 @@ impl LbJob<'_> {
     /// Hands the tuner's decisions to the statistics.
     pub fn publish_tuning(&self, tuning: &Tuning) {
         self.shared.borrow_mut().tuning = tuning.clone();
+    }
+}
+
+/// At debug level, each pass: its moves per level, whether it reached its cap, and the
+/// hierarchy it balanced.
+fn log_pass(balancer: &Balancer, report: &PassReport) {
+    let mut groups = Snapshot::new();
+    lbm::set_groups(&mut groups, &balancer.hierarchy, report);
+    log::debug!(
+        "balancer: moves node/domain {:?}{}, domain spread {:.2} -> {:.2}",
+        report.moved_per_level,
+        if report.capped { " (capped)" } else { "" },
+        report.imbalance_before,
+        report.imbalance_after
+    );
+    for line in lbm::hierarchy_lines(&groups) {
+        log::debug!("balancer:   {line}");
     }
 }
 

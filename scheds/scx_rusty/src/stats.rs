@@ -4,6 +4,8 @@
 //! select_cpu paths, then `pinned` and `queued` from enqueue. Which queue a CPU took work
 //! from, the kicks, and the balancer's moves (requested by userspace, applied by BPF) are
 //! counted apart. Per-domain, per-node and per-level series get their labels at run time.
+//! The log line ends with the balancer's outcomes per level and, on the lines after it, the
+//! last pass's hierarchy (load, imbalance and delta of each node, then of its domains).
 
 use crate::balance::{Shared, SharedRef};
 use crate::intf;
@@ -170,9 +172,19 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
             format!("d{dom} {:.0}% {:.2}", now.sum("domain_util", f), now.sum("domain_load", f))
         })
         .collect();
-    format!(
+    let outcomes = [
+        ("balanced", "lb_balanced_total"),
+        ("no-busier", "lb_no_busier_group_total"),
+        ("no-idler", "lb_no_idler_group_total"),
+        ("no-task", "lb_no_task_total"),
+        ("capped", "lb_capped_total"),
+    ]
+    .map(|(label, name)| format!("{label} {}", per_level(name)))
+    .join(" ");
+    let mut line = format!(
         "dispatched {total}: {} | took home {}, stole node {} xnuma {} unserved {} long-wait {} | kicks home {} greedy {} | \
-         moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} | slice {} us{} | domains (util, load): {}",
+         moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} | lb node/domain {outcomes} | \
+         slice {} us{} | domains (util, load): {}",
         paths.join(", "),
         d("taken_tasks_total", &[("from", "home")]),
         d("taken_tasks_total", &[("from", "node")]),
@@ -189,7 +201,13 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         now.get("slice_us", &[]),
         if now.get("fully_utilized", &[]) > 0.0 { ", fully utilized" } else { "" },
         domains.join(", "),
-    )
+    );
+    // The last pass's hierarchy, as the balancer saw it: each node, then its domains.
+    for group in lbm::hierarchy_lines(now) {
+        line.push_str("\n  ");
+        line.push_str(&group);
+    }
+    line
 }
 
 #[cfg(test)]
@@ -214,6 +232,11 @@ mod tests {
         assert_ne!(snap.get("lb_load", &[("node", "0"), ("domain", "0")]), 0.0);
         assert_eq!(back.get("lb_load", &[("node", "3"), ("domain", "15")]), snap.get("lb_load", &[("node", "3"), ("domain", "15")]));
         assert_eq!(back.label_values("domain_util", "domain").len(), doms.domains.len());
+        let line = log_line(&Snapshot::new(), &back);
+        assert!(line.contains(" | lb node/domain balanced "), "{line}");
+        let tree: Vec<&str> = line.lines().skip(1).collect();
+        assert_eq!(tree.len(), 4 + 16, "each node, then its domains: {line}");
+        assert!(tree[0].starts_with("  NODE[00] load ") && tree[1].starts_with("    DOMAIN[00] load "), "{line}");
     }
 
     #[test]

@@ -113,9 +113,12 @@ impl GroupStat {
     }
 }
 
-/// Moves one pass may decide by default. At 1,024 CPUs and 100,000 tasks a move costs a few
-/// microseconds: this keeps a pile-up's passes near a few milliseconds each.
-pub const DEFAULT_MAX_MOVES_PER_PASS: usize = 1024;
+/// Moves one pass may decide by default. At 1,024 CPUs and 100,000 tasks a pass that moves
+/// anything costs about 2 ms, and each move about 2 us more (README, "The load balancer"):
+/// 512 keeps a pile-up's passes near 3 ms. When the cap stops a pass, the levels below wait
+/// for the next one; meanwhile the upper level's moves themselves take from the most loaded
+/// domain below the pusher and give to the least loaded one below the puller.
+pub const DEFAULT_MAX_MOVES_PER_PASS: usize = 512;
 
 pub struct Balancer {
     pub hierarchy: Hierarchy,
