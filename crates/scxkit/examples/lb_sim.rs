@@ -67,6 +67,8 @@ struct Run {
     moves: Vec<Vec<Move>>,
     pass_ns: Vec<u64>,
     capped: Vec<bool>,
+    /// The nodes as the last pass found them (load, imbalance, delta).
+    last_nodes: Vec<String>,
     imbalance_before: f64,
     imbalance_after: f64,
     converged_at: Option<usize>,
@@ -75,12 +77,15 @@ struct Run {
 
 fn run(h: &Hierarchy, mode: Mode, mut tasks: Vec<Task>, passes: usize, max_moves: usize) -> Run {
     let balancer = Balancer::new(h.clone(), mode).with_max_moves_per_pass(max_moves);
-    let mut out = Run { moves: vec![], pass_ns: vec![], capped: vec![], imbalance_before: 0.0, imbalance_after: 0.0, converged_at: None, balancer };
+    let mut out = Run { moves: vec![], pass_ns: vec![], capped: vec![], last_nodes: vec![], imbalance_before: 0.0, imbalance_after: 0.0, converged_at: None, balancer };
     for pass in 0..passes {
         let start = Instant::now();
         let report = out.balancer.pass(&mut tasks);
         out.pass_ns.push(start.elapsed().as_nanos() as u64);
         out.capped.push(report.capped);
+        let mut groups = scxkit::metrics::Snapshot::new();
+        scxkit::lb::metrics::set_groups(&mut groups, h, &report);
+        out.last_nodes = scxkit::lb::metrics::hierarchy_lines(&groups).into_iter().filter(|l| !l.starts_with(' ')).collect();
         if pass == 0 {
             out.imbalance_before = report.imbalance_before;
         }
@@ -115,6 +120,7 @@ fn print(name: &str, r: &Run) {
         .map(|((ns, m), &capped)| format!("{}us/{}{}", ns / 1000, m.len(), if capped { " (capped)" } else { "" }))
         .collect();
     println!("passes (time/moves): {}", per_pass.join(" "));
+    println!("nodes at the last pass: {}", r.last_nodes.join(", "));
     println!("pass_max_ns={}", r.pass_ns.iter().max().unwrap_or(&0));
     let later = &r.pass_ns[1.min(r.pass_ns.len())..];
     let later_max = later.iter().max().copied().unwrap_or(0);
@@ -143,6 +149,10 @@ fn main() -> Result<()> {
                 bail!("the two modes decided different moves");
             }
             for (policy, (f, s)) in h.policies.iter().zip(fast.balancer.costs().iter().zip(slow.balancer.costs())) {
+                if f.attempts() == 0 {
+                    println!("level={} no attempt (every pass reached its move cap first), same moves", policy.name);
+                    continue;
+                }
                 let ratio = s.all().avg_ns / f.all().avg_ns.max(1.0);
                 println!("level={} rescan/propagate avg cost per attempt: {ratio:.1}x, same moves", policy.name);
             }
