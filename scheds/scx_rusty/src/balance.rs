@@ -79,8 +79,7 @@ impl LbJob<'_> {
             // The previous pass wrote its requests right after reading the tasks.
             let ran: HashSet<i32> = views.iter().filter(|v| v.last_ran_ns > previous_pass_ns).map(|v| v.pid).collect();
             let expired = clear_requests(self.maps.requests, |pid| ran.contains(&pid))?;
-            shared.expired.ran += expired.ran;
-            shared.expired.not_run += expired.not_run;
+            shared.expired.add(&expired);
             write_requests(self.maps.requests, &moves)?;
         }
         if log::log_enabled!(log::Level::Debug) {

@@ -56,8 +56,8 @@ scxkit::metric_set! {
         // Userspace.
         MOVES_REQUESTED_NODE = counter("lb_moves_requested_total", &[("level", "node")], "Moves between nodes written for the BPF side to apply."),
         MOVES_REQUESTED_DOMAIN = counter("lb_moves_requested_total", &[("level", "domain")], "Moves between domains of a node written for the BPF side to apply."),
-        MOVES_EXPIRED_RAN = counter("lb_moves_expired_total", &[("task", "ran")], "Requested moves whose task ran after the request, yet did not take it up before the next pass."),
-        MOVES_EXPIRED_NOT_RUN = counter("lb_moves_expired_total", &[("task", "not_run")], "Requested moves whose task did not run before the next pass (asleep, queued, or exited)."),
+        MOVES_EXPIRED_RAN = counter("lb_moves_expired_total", &[("task", "ran")], "Requested moves (per level) whose task ran after the request, yet did not take it up before the next pass."),
+        MOVES_EXPIRED_NOT_RUN = counter("lb_moves_expired_total", &[("task", "not_run")], "Requested moves (per level) whose task did not run before the next pass (asleep, queued, or exited)."),
         USERSPACE_CPU_SECONDS = def("userspace_cpu_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "CPU time used by scx_rusty's userspace (balancer, tuner, stats)."),
         FULLY_UTILIZED = def("fully_utilized", &[], MetricKind::Gauge, Unit::Count, "1 while the CPUs are at least 95% busy: loads are then weighted (infeasible weights adjusted) and the short slice used."),
         SLICE_US = def("slice_us", &[], MetricKind::Gauge, Unit::Count, "The time slice, in microseconds, the tuner chose."),
@@ -131,8 +131,10 @@ impl Figures {
     fn set(&self, reading: &mut Snapshot, s: &Shared, cpu_s: f64) {
         reading.set(&MOVES_REQUESTED_NODE, s.requested[0] as f64);
         reading.set(&MOVES_REQUESTED_DOMAIN, s.requested[1] as f64);
-        reading.set(&MOVES_EXPIRED_RAN, s.expired.ran as f64);
-        reading.set(&MOVES_EXPIRED_NOT_RUN, s.expired.not_run as f64);
+        for (i, level) in LEVELS.iter().enumerate() {
+            reading.set_with(&MOVES_EXPIRED_RAN, &[("level", level)], s.expired.ran[i] as f64);
+            reading.set_with(&MOVES_EXPIRED_NOT_RUN, &[("level", level)], s.expired.not_run[i] as f64);
+        }
         reading.set(&USERSPACE_CPU_SECONDS, cpu_s);
         reading.set(&FULLY_UTILIZED, s.tuning.fully_utilized as u8 as f64);
         reading.set(&SLICE_US, (s.tuning.slice_ns / 1000) as f64);
@@ -183,7 +185,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     .join(" ");
     let mut line = format!(
         "dispatched {total}: {} | took home {}, stole node {} xnuma {} unserved {} long-wait {} | kicks home {} greedy {} | \
-         moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} | lb node/domain {outcomes} | \
+         moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} (node {}/{}) | lb node/domain {outcomes} | \
          slice {} us{} | domains (util, load): {}",
         paths.join(", "),
         d("taken_tasks_total", &[("from", "home")]),
@@ -196,8 +198,10 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         per_level("lb_moves_requested_total"),
         per_level("lb_moves_applied_total"),
         d("lb_moves_refused_total", &[]),
-        d("lb_moves_expired_total", &[("task", "ran")]),
-        d("lb_moves_expired_total", &[("task", "not_run")]),
+        now.sum_delta(previous, "lb_moves_expired_total", &[("task", "ran")]),
+        now.sum_delta(previous, "lb_moves_expired_total", &[("task", "not_run")]),
+        d("lb_moves_expired_total", &[("task", "ran"), ("level", "node")]),
+        d("lb_moves_expired_total", &[("task", "not_run"), ("level", "node")]),
         now.get("slice_us", &[]),
         if now.get("fully_utilized", &[]) > 0.0 { ", fully utilized" } else { "" },
         domains.join(", "),
