@@ -51,6 +51,11 @@ within_one() {
     for c in "$@"; do [ "$c" -ge $((share - 1)) ] && [ "$c" -le $((share + 1)) ] || return 1; done
 }
 
+# stat_lines N: the newest N stats lines of $LOG.
+stat_lines() { grep "domains (util, load)" "$LOG" | tail -n "$1"; }
+# sum_of LINES PATTERN: the sum over LINES of the numbers sed PATTERN picks (one or two per line).
+sum_of() { echo "$1" | sed -n "s/$2/\1 \2/p" | awk '{ s += $1 + $2 } END { print s + 0 }'; }
+node_of() { [ "$(last_cpu "$1")" -lt 4 ] && echo 0 || echo 1; }
 # stat_sum LOG FIELD: the number after FIELD on the "totals:" line.
 total_of() { grep "totals:" "$1" | tail -n 1 | sed -n "s/.*$2 \([0-9]*\).*/\1/p"; }
 
@@ -68,6 +73,7 @@ fi
 spawn_workers 8 0,1
 taskset -c 0,1 sh -c 'while :; do :; done' & fenced=$!
 sleep 4
+widened_at=$(stat_lines 1000 | wc -l)
 widen $WORKERS
 taskset -p -c 0-5 "$fenced" >/dev/null
 sleep 3
@@ -95,7 +101,7 @@ fi
 # The outcomes and the hierarchy in the stats: the passes after widening asked for moves
 # between the nodes and BPF applied them, and a pass printed node 0 above the average of
 # the nodes, giving load away, with its domains under it.
-lines=$(grep "domains (util, load)" "$LOG" | tail -n 5)
+lines=$(stat_lines 1000 | tail -n +$((widened_at + 1)) | head -n 5)
 node_requested=$(sum_of "$lines" '.*requested \([0-9]*\)\/[0-9]* applied.*')
 node_applied=$(sum_of "$lines" '.*applied \([0-9]*\)\/[0-9]* refused.*')
 if [ "$node_requested" -ge 1 ] && [ "$node_applied" -ge 1 ]; then
@@ -103,7 +109,10 @@ if [ "$node_requested" -ge 1 ] && [ "$node_applied" -ge 1 ]; then
 else
     fail "work born on one node gets moves between nodes, requested and applied" "requested $node_requested, applied $node_applied; $(echo "$lines" | sed -n 's/.*\(moves[^|]*\).*/\1/p' | tr '\n' ';')"
 fi
-tree=$(grep -A5 -E '^ +NODE\[00\] load [0-9.]+ imbal \+[0-9.]+% delta -' "$LOG" | head -n 6)
+# The tree of the pass that moved most out of node 0.
+at=$(grep -n -E '^ +NODE\[00\] load [0-9.]+ imbal \+[0-9.]+% delta -' "$LOG" |
+    awk '{ d = $NF + 0; if (n == "" || d < best) { best = d; n = $1 } } END { sub(":.*", "", n); print n }')
+tree=$([ -n "$at" ] && sed -n "${at},$((at + 5))p" "$LOG")
 if echo "$tree" | grep -q "^ *DOMAIN\[01\] load" && echo "$tree" | grep -q "^ *NODE\[01\] load .* delta +"; then
     pass "the stats print each node, then its domains, with load, imbalance and delta"
     echo "$tree" | while read -r line; do note "hierarchy: $line"; done
@@ -145,11 +154,6 @@ else
 fi
 kill "$partial"; WORKERS="$pinned $busy"; stop_workers; wait "$partial" 2>/dev/null
 
-# stat_lines N: the newest N stats lines of $LOG.
-stat_lines() { grep "domains (util, load)" "$LOG" | tail -n "$1"; }
-# sum_of LINES PATTERN: the sum over LINES of the numbers sed PATTERN picks (one or two per line).
-sum_of() { echo "$1" | sed -n "s/$2/\1 \2/p" | awk '{ s += $1 + $2 } END { print s + 0 }'; }
-node_of() { [ "$(last_cpu "$1")" -lt 4 ] && echo 0 || echo 1; }
 
 # Two CPU-bound tasks alone on CPUs 6 and 7 (domain 3), then allowed everywhere. Neither
 # ever waits for its CPU, so neither is enqueued again by itself: node 1 is two busy tasks
