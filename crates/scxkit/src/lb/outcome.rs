@@ -4,8 +4,8 @@
 //! finds nothing to move because its statistics are stale looks like a saving.
 
 /// One level's outcomes since the balancer was made (or reset). An attempt balances the
-/// children of one parent group; it ends as exactly one of balanced, no busier group, no
-/// idler group, or worked (its pairs then count no_task or moves).
+/// children of one parent group: it finds them balanced, or no busier group, or no idler
+/// group, or pairs to work, each of which then counts its moves or a no_task.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LevelOutcomes {
     /// Attempts that found every group within the level's threshold of the average.
