@@ -22,6 +22,9 @@ expect_refused "--direct-greedy-numa without direct greedy refused" "--direct-gr
 expect_refused "cross-node stealing without stealing refused" "needs stealing within a node" \
     scx_rusty --greedy-threshold 0 --greedy-threshold-x-numa 1
 expect_refused "--direct-greedy-under over 100 refused" "101" scx_rusty --direct-greedy-under 101
+expect_refused "--node-imbalance-pct of 100 or more refused" "--node-imbalance-pct 100: expected a percentage from 0 to 99" \
+    scx_rusty --node-imbalance-pct 100
+expect_refused "--max-moves-per-pass 0 refused" "--max-moves-per-pass" scx_rusty --max-moves-per-pass 0
 expect_refused "overutil slice above underutil refused" "must not exceed --slice-us-underutil" \
     scx_rusty --slice-us-overutil 30000 --slice-us-underutil 20000
 
