@@ -21,6 +21,8 @@ sleep 8
 expect_prometheus "scx_rusty" 'dispatched_tasks_total{scheduler="scx_rusty",type="queued"}'
 check "Prometheus has per-domain balancer loads" grep -q '^lb_load{scheduler="scx_rusty",node="1",domain="1"}' /tmp/metrics
 check "Prometheus has per-level balancer costs" grep -q '^lb_attempts_total{scheduler="scx_rusty",result="idle",level="node"}' /tmp/metrics
+check "Prometheus has per-level balancer outcomes" grep -q '^lb_balanced_total{scheduler="scx_rusty",level="node"}' /tmp/metrics
+check "Prometheus counts moves that found no task" grep -q '^lb_no_task_total{scheduler="scx_rusty",level="domain"}' /tmp/metrics
 check "Prometheus has the BPF-kept domain loads" grep -q '^domain_load{scheduler="scx_rusty",node="0",domain="0"}' /tmp/metrics
 # userspace_cpu: the value of userspace_cpu_seconds_total in /tmp/metrics.
 userspace_cpu() { awk '/^userspace_cpu_seconds_total/ { print $NF; exit }' /tmp/metrics; }

@@ -22,6 +22,9 @@ expect_refused "--direct-greedy-numa without direct greedy refused" "--direct-gr
 expect_refused "cross-node stealing without stealing refused" "needs stealing within a node" \
     scx_rusty --greedy-threshold 0 --greedy-threshold-x-numa 1
 expect_refused "--direct-greedy-under over 100 refused" "101" scx_rusty --direct-greedy-under 101
+expect_refused "--node-imbalance-pct of 100 or more refused" "--node-imbalance-pct 100: expected a percentage from 0 to 99" \
+    scx_rusty --node-imbalance-pct 100
+expect_refused "--max-moves-per-pass 0 refused" "--max-moves-per-pass" scx_rusty --max-moves-per-pass 0
 expect_refused "overutil slice above underutil refused" "must not exceed --slice-us-underutil" \
     scx_rusty --slice-us-overutil 30000 --slice-us-underutil 20000
 
@@ -51,6 +54,11 @@ within_one() {
     for c in "$@"; do [ "$c" -ge $((share - 1)) ] && [ "$c" -le $((share + 1)) ] || return 1; done
 }
 
+# stat_lines N: the newest N stats lines of $LOG.
+stat_lines() { grep "domains (util, load)" "$LOG" | tail -n "$1"; }
+# sum_of LINES PATTERN: the sum over LINES of the numbers sed PATTERN picks (one or two per line).
+sum_of() { echo "$1" | sed -n "s/$2/\1 \2/p" | awk '{ s += $1 + $2 } END { print s + 0 }'; }
+node_of() { [ "$(last_cpu "$1")" -lt 4 ] && echo 0 || echo 1; }
 # stat_sum LOG FIELD: the number after FIELD on the "totals:" line.
 total_of() { grep "totals:" "$1" | tail -n 1 | sed -n "s/.*$2 \([0-9]*\).*/\1/p"; }
 
@@ -68,6 +76,7 @@ fi
 spawn_workers 8 0,1
 taskset -c 0,1 sh -c 'while :; do :; done' & fenced=$!
 sleep 4
+widened_at=$(stat_lines 1000 | wc -l)
 widen $WORKERS
 taskset -p -c 0-5 "$fenced" >/dev/null
 sleep 3
@@ -92,7 +101,44 @@ if awk "BEGIN { exit !($s_last < $s_first / 2) }"; then
 else
     fail "the per-domain load spread falls" "from $s_first to $s_last: $first / $last"
 fi
+# The outcomes and the hierarchy in the stats: the passes after widening asked for moves
+# between the nodes and BPF applied them, and a pass printed node 0 above the average of
+# the nodes, giving load away, with its domains under it.
+lines=$(stat_lines 1000 | tail -n +$((widened_at + 1)) | head -n 5)
+node_requested=$(sum_of "$lines" '.*requested \([0-9]*\)\/[0-9]* applied.*')
+node_applied=$(sum_of "$lines" '.*applied \([0-9]*\)\/[0-9]* refused.*')
+if [ "$node_requested" -ge 1 ] && [ "$node_applied" -ge 1 ]; then
+    pass "work born on node 0: moves between nodes requested ($node_requested) and applied ($node_applied) in 5 s"
+else
+    fail "work born on one node gets moves between nodes, requested and applied" "requested $node_requested, applied $node_applied; $(echo "$lines" | sed -n 's/.*\(moves[^|]*\).*/\1/p' | tr '\n' ';')"
+fi
+# The tree of the pass that moved most out of node 0.
+at=$(grep -n -E '^ +NODE\[00\] load [0-9.]+ imbal \+[0-9.]+% delta -' "$LOG" |
+    awk '{ d = $NF + 0; if (n == "" || d < best) { best = d; n = $1 } } END { sub(":.*", "", n); print n }')
+tree=$([ -n "$at" ] && sed -n "${at},$((at + 5))p" "$LOG")
+if echo "$tree" | grep -q "^ *DOMAIN\[01\] load" && echo "$tree" | grep -q "^ *NODE\[01\] load .* delta +"; then
+    pass "the stats print each node, then its domains, with load, imbalance and delta"
+    echo "$tree" | while read -r line; do note "hierarchy: $line"; done
+else
+    fail "the stats print the hierarchy with node 0 above the average, node 1 receiving" "$(grep -A5 'NODE\[00\] load' "$LOG" | head -n 12)"
+fi
 stop_workers; kill "$fenced"; wait "$fenced" 2>/dev/null
+
+# A balanced machine: two workers pinned to each CPU. The passes find the nodes balanced and
+# ask for no move between them. (With one per CPU, a node held 4 busy tasks, and the rest of
+# the guest once put one 17% above the average.)
+pinned_all=""
+for cpu in 0 1 2 3 4 5 6 7; do spawn_workers 2 "$cpu"; pinned_all="$pinned_all $WORKERS"; done
+sleep 5
+lines=$(grep "domains (util, load)" "$LOG" | tail -n 3)
+balanced=$(sum_of "$lines" '.*lb node\/domain balanced \([0-9]*\)\/[0-9]* .*')
+node_requested=$(sum_of "$lines" '.*requested \([0-9]*\)\/[0-9]* applied.*')
+if [ "$balanced" -ge 2 ] && [ "$node_requested" -eq 0 ]; then
+    pass "two workers per CPU: the node level found the machine balanced ($balanced times in 3 s) and asked for no move"
+else
+    fail "a balanced machine counts balanced and moves nothing between nodes" "balanced $balanced, node moves requested $node_requested; $(echo "$lines" | sed -n 's/.*\(lb node[^|]*\).*/\1/p' | tr '\n' ';')"
+fi
+WORKERS=$pinned_all; stop_workers
 # A task allowed on part of its home domain (CPUs 1-2, homed on domain 0 by its birth on
 # CPU 0) while CPU 1 has two tasks pinned to it and CPUs 2-3 are busy: it must still run
 # (put on a CPU's local queue, it would wait there until the watchdog ejected the scheduler).
@@ -112,11 +158,6 @@ else
 fi
 kill "$partial"; WORKERS="$pinned $busy"; stop_workers; wait "$partial" 2>/dev/null
 
-# stat_lines N: the newest N stats lines of $LOG.
-stat_lines() { grep "domains (util, load)" "$LOG" | tail -n "$1"; }
-# sum_of LINES PATTERN: the sum over LINES of the numbers sed PATTERN picks (one or two per line).
-sum_of() { echo "$1" | sed -n "s/$2/\1 \2/p" | awk '{ s += $1 + $2 } END { print s + 0 }'; }
-node_of() { [ "$(last_cpu "$1")" -lt 4 ] && echo 0 || echo 1; }
 
 # Two CPU-bound tasks alone on CPUs 6 and 7 (domain 3), then allowed everywhere. Neither
 # ever waits for its CPU, so neither is enqueued again by itself: node 1 is two busy tasks

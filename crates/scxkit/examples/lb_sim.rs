@@ -2,7 +2,7 @@
 //! load and prints what each level cost and what the passes achieved:
 //!
 //!   cargo run --release -p scxkit --example lb_sim -- --sysfs DIR --tasks N --passes K \
-//!       [--mode propagate|rescan|compare] [--seed S]
+//!       [--mode propagate|rescan|compare] [--seed S] [--max-moves-per-pass N]
 //!
 //! `compare` runs both modes on the same input, checks they decide the same moves and
 //! prints the ratio of their costs per level.
@@ -35,6 +35,9 @@ struct Opts {
     mode: String,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Most moves a pass decides; the next pass goes on.
+    #[arg(long, default_value_t = scxkit::lb::DEFAULT_MAX_MOVES_PER_PASS)]
+    max_moves_per_pass: usize,
 }
 
 /// Tasks with a skewed load (many light, few heavy), piled towards the first domains, and
@@ -63,19 +66,26 @@ fn make_tasks(opts: &Opts, nr_domains: usize) -> Vec<Task> {
 struct Run {
     moves: Vec<Vec<Move>>,
     pass_ns: Vec<u64>,
+    capped: Vec<bool>,
+    /// The nodes as the last pass found them (load, imbalance, delta).
+    last_nodes: Vec<String>,
     imbalance_before: f64,
     imbalance_after: f64,
     converged_at: Option<usize>,
     balancer: Balancer,
 }
 
-fn run(h: &Hierarchy, mode: Mode, mut tasks: Vec<Task>, passes: usize) -> Run {
-    let balancer = Balancer::new(h.clone(), mode);
-    let mut out = Run { moves: vec![], pass_ns: vec![], imbalance_before: 0.0, imbalance_after: 0.0, converged_at: None, balancer };
+fn run(h: &Hierarchy, mode: Mode, mut tasks: Vec<Task>, passes: usize, max_moves: usize) -> Run {
+    let balancer = Balancer::new(h.clone(), mode).with_max_moves_per_pass(max_moves);
+    let mut out = Run { moves: vec![], pass_ns: vec![], capped: vec![], last_nodes: vec![], imbalance_before: 0.0, imbalance_after: 0.0, converged_at: None, balancer };
     for pass in 0..passes {
         let start = Instant::now();
         let report = out.balancer.pass(&mut tasks);
         out.pass_ns.push(start.elapsed().as_nanos() as u64);
+        out.capped.push(report.capped);
+        let mut groups = scxkit::metrics::Snapshot::new();
+        scxkit::lb::metrics::set_groups(&mut groups, h, &report);
+        out.last_nodes = scxkit::lb::metrics::hierarchy_lines(&groups).into_iter().filter(|l| !l.starts_with(' ')).collect();
         if pass == 0 {
             out.imbalance_before = report.imbalance_before;
         }
@@ -90,18 +100,28 @@ fn run(h: &Hierarchy, mode: Mode, mut tasks: Vec<Task>, passes: usize) -> Run {
 
 fn print(name: &str, r: &Run) {
     println!("# mode={name}");
-    for (policy, cost) in r.balancer.hierarchy.policies.iter().zip(r.balancer.costs()) {
+    let levels = r.balancer.hierarchy.policies.iter().zip(r.balancer.costs()).zip(r.balancer.outcomes());
+    for ((policy, cost), o) in levels {
         let w = cost.worked_costs();
         println!(
-            "level={} attempts={} worked={} min_ns={} avg_ns={:.0} p99_ns={} max_ns={}",
-            policy.name, cost.attempts(), w.count, w.min_ns, w.avg_ns, w.p99_ns, w.max_ns
+            "level={} attempts={} worked={} min_ns={} avg_ns={:.0} p99_ns={} max_ns={} | moves={} balanced={} no_busier_group={} no_idler_group={} no_task={} capped={}",
+            policy.name, cost.attempts(), w.count, w.min_ns, w.avg_ns, w.p99_ns, w.max_ns,
+            o.moves, o.balanced, o.no_busier_group, o.no_idler_group, o.no_task, o.capped
         );
     }
     let moved: usize = r.moves.iter().map(Vec::len).sum();
     let pass_avg = r.pass_ns.iter().sum::<u64>() as f64 / r.pass_ns.len().max(1) as f64;
     let converged = r.converged_at.map_or("no".to_string(), |p| format!("pass {p}"));
-    let per_pass: Vec<String> = r.pass_ns.iter().zip(&r.moves).map(|(ns, m)| format!("{}us/{}", ns / 1000, m.len())).collect();
+    let per_pass: Vec<String> = r
+        .pass_ns
+        .iter()
+        .zip(&r.moves)
+        .zip(&r.capped)
+        .map(|((ns, m), &capped)| format!("{}us/{}{}", ns / 1000, m.len(), if capped { " (capped)" } else { "" }))
+        .collect();
     println!("passes (time/moves): {}", per_pass.join(" "));
+    println!("nodes at the last pass: {}", r.last_nodes.join(", "));
+    println!("pass_max_ns={}", r.pass_ns.iter().max().unwrap_or(&0));
     let later = &r.pass_ns[1.min(r.pass_ns.len())..];
     let later_max = later.iter().max().copied().unwrap_or(0);
     println!(
@@ -118,17 +138,21 @@ fn main() -> Result<()> {
     println!("# {} CPUs, {} nodes, {} domains, {} tasks, seed {}", topo.nr_online(), topo.nodes.len(), h.nr_domains(), opts.tasks, opts.seed);
     let tasks = make_tasks(&opts, h.nr_domains());
     match opts.mode.as_str() {
-        "propagate" => print("propagate", &run(&h, Mode::Propagate, tasks, opts.passes)),
-        "rescan" => print("rescan", &run(&h, Mode::Rescan, tasks, opts.passes)),
+        "propagate" => print("propagate", &run(&h, Mode::Propagate, tasks, opts.passes, opts.max_moves_per_pass)),
+        "rescan" => print("rescan", &run(&h, Mode::Rescan, tasks, opts.passes, opts.max_moves_per_pass)),
         "compare" => {
-            let fast = run(&h, Mode::Propagate, tasks.clone(), opts.passes);
-            let slow = run(&h, Mode::Rescan, tasks, opts.passes);
+            let fast = run(&h, Mode::Propagate, tasks.clone(), opts.passes, opts.max_moves_per_pass);
+            let slow = run(&h, Mode::Rescan, tasks, opts.passes, opts.max_moves_per_pass);
             print("propagate", &fast);
             print("rescan", &slow);
             if fast.moves != slow.moves {
                 bail!("the two modes decided different moves");
             }
             for (policy, (f, s)) in h.policies.iter().zip(fast.balancer.costs().iter().zip(slow.balancer.costs())) {
+                if f.attempts() == 0 {
+                    println!("level={} no attempt (every pass reached its move cap first), same moves", policy.name);
+                    continue;
+                }
                 let ratio = s.all().avg_ns / f.all().avg_ns.max(1.0);
                 println!("level={} rescan/propagate avg cost per attempt: {ratio:.1}x, same moves", policy.name);
             }

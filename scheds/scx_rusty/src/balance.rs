@@ -10,7 +10,8 @@ use anyhow::Result;
 use libbpf_rs::MapCore;
 use scxkit::infeasible::TaskLoad;
 use scxkit::lb::load::task_loads;
-use scxkit::lb::{Balancer, LevelCost, PassReport, Task};
+use scxkit::lb::{metrics as lbm, Balancer, LevelCost, LevelOutcomes, PassReport, Task};
+use scxkit::metrics::Snapshot;
 use scxkit::Cpumask;
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -20,8 +21,7 @@ use std::rc::Rc;
 #[derive(Debug, Default)]
 pub struct Shared {
     pub tuning: Tuning,
-    /// Moves the balancer decided, and moves written for BPF to apply, per level.
-    pub decided: [u64; RUSTY_NR_LB_LEVELS as usize],
+    /// Moves written for BPF to apply, per level.
     pub requested: [u64; RUSTY_NR_LB_LEVELS as usize],
     /// Requests no task took up before the next pass.
     pub expired: Expired,
@@ -29,8 +29,9 @@ pub struct Shared {
     /// Each domain's load as the BPF side keeps it, busy nice-0 tasks.
     pub dom_loads_bpf: Vec<f64>,
     pub last_report: Option<PassReport>,
-    /// The balancer's costs per level (scxkit::lb::metrics::set_levels).
+    /// The balancer's costs and outcomes per level (scxkit::lb::metrics::set_levels).
     pub costs: Vec<LevelCost>,
+    pub outcomes: Vec<LevelOutcomes>,
 }
 
 pub type SharedRef = Rc<RefCell<Shared>>;
@@ -69,9 +70,8 @@ impl LbJob<'_> {
         let report = self.balancer.pass(&mut tasks);
         let moves: Vec<(i32, usize, usize)> = report.moves.iter().map(|m| (views[m.task].pid, m.to, m.depth)).collect();
         // The library counts each level's moves (index: level - 1).
-        for (level, &moved) in report.moved_per_level.iter().enumerate() {
-            shared.decided[level] += moved as u64;
-            if self.enabled {
+        if self.enabled {
+            for (level, &moved) in report.moved_per_level.iter().enumerate() {
                 shared.requested[level] += moved as u64;
             }
         }
@@ -79,23 +79,40 @@ impl LbJob<'_> {
             // The previous pass wrote its requests right after reading the tasks.
             let ran: HashSet<i32> = views.iter().filter(|v| v.last_ran_ns > previous_pass_ns).map(|v| v.pid).collect();
             let expired = clear_requests(self.maps.requests, |pid| ran.contains(&pid))?;
-            shared.expired.ran += expired.ran;
-            shared.expired.not_run += expired.not_run;
+            shared.expired.add(&expired);
             write_requests(self.maps.requests, &moves)?;
         }
-        if !moves.is_empty() {
-            log::debug!("balancer: {} moves, domain spread {:.2} -> {:.2}", moves.len(), report.imbalance_before, report.imbalance_after);
+        if log::log_enabled!(log::Level::Debug) {
+            log_pass(&self.balancer, &report);
         }
         shared.nr_tasks = views.len();
         shared.dom_loads_bpf = dom_loads;
         shared.last_report = Some(report);
         shared.costs = self.balancer.costs().to_vec();
+        shared.outcomes = self.balancer.outcomes().to_vec();
         Ok(self.enabled)
     }
 
     /// Hands the tuner's decisions to the statistics.
     pub fn publish_tuning(&self, tuning: &Tuning) {
         self.shared.borrow_mut().tuning = tuning.clone();
+    }
+}
+
+/// At debug level, each pass: its moves per level, whether it reached its cap, and the
+/// hierarchy it balanced.
+fn log_pass(balancer: &Balancer, report: &PassReport) {
+    let mut groups = Snapshot::new();
+    lbm::set_groups(&mut groups, &balancer.hierarchy, report);
+    log::debug!(
+        "balancer: moves node/domain {:?}{}, domain spread {:.2} -> {:.2}",
+        report.moved_per_level,
+        if report.capped { " (capped)" } else { "" },
+        report.imbalance_before,
+        report.imbalance_after
+    );
+    for line in lbm::hierarchy_lines(&groups) {
+        log::debug!("balancer:   {line}");
     }
 }
 

@@ -76,29 +76,44 @@ pub fn write_tune(map: &dyn MapCore, tune: &tune_input) -> Result<()> {
     map.update(&0u32.to_ne_bytes(), as_bytes(tune), MapFlags::ANY).context("writing the tuner's decisions")
 }
 
-/// Requests of a pass that no task took up before the next one, by whether the task ran.
+/// Requests of a pass that no task took up before the next one, by whether the task ran,
+/// per level (index: level - 1).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Expired {
     /// The task ran after the request was written, and still did not take it up: the BPF
     /// side missed it.
-    pub ran: u64,
+    pub ran: [u64; NR_LEVELS],
     /// The task did not run (asleep, or waiting in a queue), or exited: nothing could take
     /// the move up.
-    pub not_run: u64,
+    pub not_run: [u64; NR_LEVELS],
 }
 
-/// Removes the requests of the previous pass that no task took up, and counts them by
-/// whether their task ran since they were written (`ran_since`, by pid).
+const NR_LEVELS: usize = crate::intf::RUSTY_NR_LB_LEVELS as usize;
+
+impl Expired {
+    pub fn add(&mut self, other: &Expired) {
+        for level in 0..NR_LEVELS {
+            self.ran[level] += other.ran[level];
+            self.not_run[level] += other.not_run[level];
+        }
+    }
+}
+
+/// Removes the requests of the previous pass that no task took up, and counts them by level
+/// and by whether their task ran since they were written (`ran_since`, by pid).
 pub fn clear_requests(map: &dyn MapCore, ran_since: impl Fn(i32) -> bool) -> Result<Expired> {
     let keys: Vec<Vec<u8>> = map.keys().collect();
     let mut expired = Expired::default();
     for key in keys {
+        // The BPF side deletes a request as it applies it: one gone meanwhile was taken up.
+        let Ok(Some(value)) = map.lookup(&key, MapFlags::ANY) else { continue };
         if map.delete(&key).is_err() {
             continue;
         }
+        let level = from_bytes::<lb_request>(&value).map_or(1, |r| r.level as usize).clamp(1, NR_LEVELS) - 1;
         match from_bytes::<i32>(&key) {
-            Some(pid) if ran_since(pid) => expired.ran += 1,
-            _ => expired.not_run += 1,
+            Some(pid) if ran_since(pid) => expired.ran[level] += 1,
+            _ => expired.not_run[level] += 1,
         }
     }
     Ok(expired)

@@ -54,7 +54,8 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     for line in doms.tree() {
         log::info!("{line}");
     }
-    let hierarchy = Hierarchy::numa_domains(&topo, &doms).context("building the balancing hierarchy")?;
+    let mut hierarchy = Hierarchy::numa_domains(&topo, &doms).context("building the balancing hierarchy")?;
+    hierarchy.policies = opts.lb_policies();
 
     let mut storage = MaybeUninit::uninit();
     let mut open = MainSkelBuilder::default().open(&mut storage).context("opening the BPF object")?;
@@ -85,7 +86,7 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     let tune = TuneMap::new(&skel.maps.tune, tuner.initial())?;
     let shared = Rc::new(RefCell::new(Shared { tuning: tune.tuning().clone(), ..Default::default() }));
     let lb = LbJob {
-        balancer: Balancer::new(hierarchy.clone(), Mode::Propagate),
+        balancer: Balancer::new(hierarchy.clone(), Mode::Propagate).with_max_moves_per_pass(opts.max_moves_per_pass as usize),
         maps: LbMaps { tasks: &skel.maps.task_ctxs, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats },
         half_life_ns: opts.half_life_ns(),
         nr_online: topo.nr_online(),

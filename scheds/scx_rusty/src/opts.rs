@@ -5,6 +5,7 @@ use crate::intf;
 use crate::tuner::TunerConfig;
 use anyhow::{bail, Result};
 use clap::Parser;
+use scxkit::lb::{policy, LevelPolicy};
 use scxkit_runtime::upstream::{Instead::{Nearest, Nothing}, Unsupported};
 use scxkit_runtime::{CommonOpts, SchedulerOptions};
 
@@ -73,6 +74,23 @@ pub struct Opts {
     #[arg(long)]
     pub no_load_balance: bool,
 
+    /// A NUMA node takes part in balancing when its load per CPU differs from the nodes'
+    /// average by more than this, in percent of that average (0 to 99, fractions allowed).
+    #[arg(long, value_name = "PCT", default_value_t = policy::NODE_IMBALANCE_PCT)]
+    pub node_imbalance_pct: f64,
+
+    /// A domain takes part in balancing within its node when its load per CPU differs from
+    /// the average of the node's domains by more than this, in percent of that average
+    /// (0 to 99, fractions allowed).
+    #[arg(long, value_name = "PCT", default_value_t = policy::DOMAIN_IMBALANCE_PCT)]
+    pub domain_imbalance_pct: f64,
+
+    /// Most moves one balancing pass decides (1 to 1000000); a pile-up that needs more is
+    /// spread over the next passes, each of bounded cost.
+    #[arg(long, value_name = "MOVES", default_value_t = scxkit::lb::DEFAULT_MAX_MOVES_PER_PASS as u32,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_moves_per_pass: u32,
+
     /// Tuning interval (utilization, greedy domains, slice), in seconds (0.1 to 60).
     #[arg(short = 'I', long, value_name = "SECONDS", default_value_t = 0.1)]
     pub tune_interval: f64,
@@ -111,8 +129,18 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 }
 
 fn check_range(option: &str, value: f64, min: f64, max: f64) -> Result<()> {
+    check_range_of("seconds", option, value, min, max)
+}
+
+/// A threshold of 100% or more would let no group below the average take part (none is
+/// more than 100% below it): balancing would stop without saying so.
+fn check_imbalance_pct(option: &str, value: f64) -> Result<()> {
+    check_range_of("a percentage", option, value, 0.0, 99.0)
+}
+
+fn check_range_of(unit: &str, option: &str, value: f64, min: f64, max: f64) -> Result<()> {
     if !value.is_finite() || value < min || value > max {
-        bail!("--{option} {value}: expected seconds from {min} to {max}");
+        bail!("--{option} {value}: expected {unit} from {min} to {max}");
     }
     Ok(())
 }
@@ -125,6 +153,14 @@ impl Opts {
 
     pub fn half_life_ns(&self) -> u64 {
         (self.load_half_life * 1e9).round() as u64
+    }
+
+    /// The balancer's policies: between nodes, then between the domains of a node.
+    pub fn lb_policies(&self) -> Vec<LevelPolicy> {
+        vec![
+            LevelPolicy::with_threshold("node", self.node_imbalance_pct / 100.0),
+            LevelPolicy::with_threshold("domain", self.domain_imbalance_pct / 100.0),
+        ]
     }
 
     pub fn tuner_config(&self) -> TunerConfig {
@@ -148,6 +184,8 @@ impl SchedulerOptions for Opts {
         check_range("interval", self.interval, 0.1, 3600.0)?;
         // /proc/stat counts in 10 ms ticks: a shorter interval reads busy CPUs as idle.
         check_range("tune-interval", self.tune_interval, 0.1, 60.0)?;
+        check_imbalance_pct("node-imbalance-pct", self.node_imbalance_pct)?;
+        check_imbalance_pct("domain-imbalance-pct", self.domain_imbalance_pct)?;
         if self.direct_greedy_numa && self.direct_greedy_under == 0.0 {
             bail!("--direct-greedy-numa needs direct greedy, which --direct-greedy-under 0 turns off");
         }
@@ -210,6 +248,8 @@ mod tests {
         assert_eq!((o.interval, o.tune_interval, o.greedy_threshold, o.greedy_threshold_x_numa), (2.0, 0.1, 1, 0));
         assert_eq!(o.half_life_ns(), 1_000_000_000);
         assert_eq!((o.direct_greedy_under, o.kick_greedy_under), (90.0, 100.0), "upstream's defaults");
+        assert_eq!(o.lb_policies(), vec![LevelPolicy::node(), LevelPolicy::domain()], "the library's policies");
+        assert_eq!(o.max_moves_per_pass as usize, scxkit::lb::DEFAULT_MAX_MOVES_PER_PASS);
     }
 
     #[test]
@@ -222,5 +262,13 @@ mod tests {
         assert!(err(&["--slice-us-overutil", "30000"]).contains("must not exceed --slice-us-underutil"));
         assert!(err(&["--cache-level", "2", "-C", "0x3"]).contains("cannot be used with"));
         assert!(err(&["--direct-greedy-under", "101"]).contains("101"));
+        assert!(err(&["--node-imbalance-pct", "100"]).contains("--node-imbalance-pct 100: expected a percentage from 0 to 99"));
+        assert!(err(&["--domain-imbalance-pct=-1"]).contains("--domain-imbalance-pct -1"));
+        assert!(err(&["--domain-imbalance-pct", "nan"]).contains("--domain-imbalance-pct NaN"));
+        assert!(err(&["--max-moves-per-pass", "0"]).contains("0"));
+        let o = parse(&["--node-imbalance-pct", "25", "--domain-imbalance-pct", "2.5", "--max-moves-per-pass", "64"]).unwrap();
+        assert_eq!(o.lb_policies()[0].imbalance_threshold, 0.25);
+        assert_eq!(o.lb_policies()[1].imbalance_threshold, 0.025);
+        assert_eq!(o.max_moves_per_pass, 64);
     }
 }

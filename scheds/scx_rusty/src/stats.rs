@@ -4,6 +4,8 @@
 //! select_cpu paths, then `pinned` and `queued` from enqueue. Which queue a CPU took work
 //! from, the kicks, and the balancer's moves (requested by userspace, applied by BPF) are
 //! counted apart. Per-domain, per-node and per-level series get their labels at run time.
+//! The log line ends with the balancer's outcomes per level and, on the lines after it, the
+//! last pass's hierarchy (load, imbalance and delta of each node, then of its domains).
 
 use crate::balance::{Shared, SharedRef};
 use crate::intf;
@@ -54,8 +56,8 @@ scxkit::metric_set! {
         // Userspace.
         MOVES_REQUESTED_NODE = counter("lb_moves_requested_total", &[("level", "node")], "Moves between nodes written for the BPF side to apply."),
         MOVES_REQUESTED_DOMAIN = counter("lb_moves_requested_total", &[("level", "domain")], "Moves between domains of a node written for the BPF side to apply."),
-        MOVES_EXPIRED_RAN = counter("lb_moves_expired_total", &[("task", "ran")], "Requested moves whose task ran after the request, yet did not take it up before the next pass."),
-        MOVES_EXPIRED_NOT_RUN = counter("lb_moves_expired_total", &[("task", "not_run")], "Requested moves whose task did not run before the next pass (asleep, queued, or exited)."),
+        MOVES_EXPIRED_RAN = counter("lb_moves_expired_total", &[("task", "ran")], "Requested moves (per level) whose task ran after the request, yet did not take it up before the next pass."),
+        MOVES_EXPIRED_NOT_RUN = counter("lb_moves_expired_total", &[("task", "not_run")], "Requested moves (per level) whose task did not run before the next pass (asleep, queued, or exited)."),
         USERSPACE_CPU_SECONDS = def("userspace_cpu_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "CPU time used by scx_rusty's userspace (balancer, tuner, stats)."),
         FULLY_UTILIZED = def("fully_utilized", &[], MetricKind::Gauge, Unit::Count, "1 while the CPUs are at least 95% busy: loads are then weighted (infeasible weights adjusted) and the short slice used."),
         SLICE_US = def("slice_us", &[], MetricKind::Gauge, Unit::Count, "The time slice, in microseconds, the tuner chose."),
@@ -129,8 +131,10 @@ impl Figures {
     fn set(&self, reading: &mut Snapshot, s: &Shared, cpu_s: f64) {
         reading.set(&MOVES_REQUESTED_NODE, s.requested[0] as f64);
         reading.set(&MOVES_REQUESTED_DOMAIN, s.requested[1] as f64);
-        reading.set(&MOVES_EXPIRED_RAN, s.expired.ran as f64);
-        reading.set(&MOVES_EXPIRED_NOT_RUN, s.expired.not_run as f64);
+        for (i, level) in LEVELS.iter().enumerate() {
+            reading.set_with(&MOVES_EXPIRED_RAN, &[("level", level)], s.expired.ran[i] as f64);
+            reading.set_with(&MOVES_EXPIRED_NOT_RUN, &[("level", level)], s.expired.not_run[i] as f64);
+        }
         reading.set(&USERSPACE_CPU_SECONDS, cpu_s);
         reading.set(&FULLY_UTILIZED, s.tuning.fully_utilized as u8 as f64);
         reading.set(&SLICE_US, (s.tuning.slice_ns / 1000) as f64);
@@ -140,7 +144,7 @@ impl Figures {
             reading.set_with(&DOMAIN_UTIL, &labels, 100.0 * s.tuning.dom_util.get(d).copied().unwrap_or(0.0));
             reading.set_with(&DOMAIN_LOAD, &labels, s.dom_loads_bpf.get(d).copied().unwrap_or(0.0));
         }
-        lbm::set_levels(reading, &self.hierarchy, &s.costs, &s.decided);
+        lbm::set_levels(reading, &self.hierarchy, &s.costs, &s.outcomes);
         if let Some(report) = &s.last_report {
             lbm::set_groups(reading, &self.hierarchy, report);
         }
@@ -170,9 +174,19 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
             format!("d{dom} {:.0}% {:.2}", now.sum("domain_util", f), now.sum("domain_load", f))
         })
         .collect();
-    format!(
+    let outcomes = [
+        ("balanced", "lb_balanced_total"),
+        ("no-busier", "lb_no_busier_group_total"),
+        ("no-idler", "lb_no_idler_group_total"),
+        ("no-task", "lb_no_task_total"),
+        ("capped", "lb_capped_total"),
+    ]
+    .map(|(label, name)| format!("{label} {}", per_level(name)))
+    .join(" ");
+    let mut line = format!(
         "dispatched {total}: {} | took home {}, stole node {} xnuma {} unserved {} long-wait {} | kicks home {} greedy {} | \
-         moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} | slice {} us{} | domains (util, load): {}",
+         moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} (node {}/{}) | lb node/domain {outcomes} | \
+         slice {} us{} | domains (util, load): {}",
         paths.join(", "),
         d("taken_tasks_total", &[("from", "home")]),
         d("taken_tasks_total", &[("from", "node")]),
@@ -184,12 +198,20 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         per_level("lb_moves_requested_total"),
         per_level("lb_moves_applied_total"),
         d("lb_moves_refused_total", &[]),
-        d("lb_moves_expired_total", &[("task", "ran")]),
-        d("lb_moves_expired_total", &[("task", "not_run")]),
+        now.sum_delta(previous, "lb_moves_expired_total", &[("task", "ran")]),
+        now.sum_delta(previous, "lb_moves_expired_total", &[("task", "not_run")]),
+        d("lb_moves_expired_total", &[("task", "ran"), ("level", "node")]),
+        d("lb_moves_expired_total", &[("task", "not_run"), ("level", "node")]),
         now.get("slice_us", &[]),
         if now.get("fully_utilized", &[]) > 0.0 { ", fully utilized" } else { "" },
         domains.join(", "),
-    )
+    );
+    // The last pass's hierarchy, as the balancer saw it: each node, then its domains.
+    for group in lbm::hierarchy_lines(now) {
+        line.push_str("\n  ");
+        line.push_str(&group);
+    }
+    line
 }
 
 #[cfg(test)]
@@ -205,7 +227,7 @@ mod tests {
         let mut balancer = Balancer::new(h.clone(), Mode::Propagate);
         let mut tasks: Vec<Task> = (0..32).map(|i| Task { load: 1024, domain: i % 3, allowed: None }).collect();
         let report = balancer.pass(&mut tasks);
-        let shared = Shared { costs: balancer.costs().to_vec(), last_report: Some(report), ..Default::default() };
+        let shared = Shared { costs: balancer.costs().to_vec(), outcomes: balancer.outcomes().to_vec(), last_report: Some(report), ..Default::default() };
         let mut snap = Snapshot::new();
         Figures::new(&h, &doms).set(&mut snap, &shared, 0.5);
         let back = scxkit::metrics::parse_text(METRIC_SETS, &scxkit::metrics::to_text(&snap)).unwrap();
@@ -214,6 +236,11 @@ mod tests {
         assert_ne!(snap.get("lb_load", &[("node", "0"), ("domain", "0")]), 0.0);
         assert_eq!(back.get("lb_load", &[("node", "3"), ("domain", "15")]), snap.get("lb_load", &[("node", "3"), ("domain", "15")]));
         assert_eq!(back.label_values("domain_util", "domain").len(), doms.domains.len());
+        let line = log_line(&Snapshot::new(), &back);
+        assert!(line.contains(" | lb node/domain balanced "), "{line}");
+        let tree: Vec<&str> = line.lines().skip(1).collect();
+        assert_eq!(tree.len(), 4 + 16, "each node, then its domains: {line}");
+        assert!(tree[0].starts_with("  NODE[00] load ") && tree[1].starts_with("    DOMAIN[00] load "), "{line}");
     }
 
     #[test]

@@ -1,15 +1,19 @@
 //! The one push/pull algorithm, applied at every level with that level's policy.
 //!
-//! For each parent group, its children are ordered by load per unit of capacity. The most
-//! loaded child that may still push is paired with the least loaded one; while their
-//! difference exceeds the level's threshold (a fraction of the parent's average), tasks move
-//! from the leaves below the pusher to the least loaded leaf below the puller that each task
-//! may use. The victim is the task whose load is closest to what the pair still has to
-//! transfer, among those that strictly reduce the pair's imbalance, may run in the target and
-//! have not moved in this pass. A pair is worked until it is balanced, its transfer is done,
-//! the pusher reached its push cap, or no task fits; then the next pair.
+//! For each parent group, each child's deviation is its load minus what the parent's average
+//! load per unit of capacity gives its capacity. Children more than the level's threshold
+//! above the average push, those more than it below pull (policy.rs). Pushers are taken most
+//! loaded first, each against the pullers least loaded first; a pair transfers its share of
+//! the smaller of the two deviations as they stand when its turn comes, and a pusher gives
+//! up at most its push cap of its deviation at the start. Tasks move from the leaves below
+//! the pusher to the least loaded leaf below the puller that each task may use. The victim
+//! is the task whose load is closest to what the pair still has to transfer, among those
+//! that strictly reduce the pair's imbalance, may run in the target and have not moved in
+//! this pass. A pair is worked until its transfer is done, the pusher reached its push cap,
+//! no task fits, or the pass reached its move cap; then the next pair.
 
 use super::hierarchy::GroupId;
+use super::outcome::LevelOutcomes;
 use super::policy::LevelPolicy;
 use super::state::PassState;
 
@@ -23,37 +27,77 @@ pub struct Move {
     pub depth: usize,
 }
 
-/// Balances the children of `parent`; returns whether any task moved. Pairs are taken once
-/// each, the most loaded pusher first with the least loaded puller first, as ordered when the
-/// attempt starts; a pair still over the threshold when its turn comes is worked.
-pub(crate) fn balance_children(state: &mut PassState, parent: GroupId, policy: &LevelPolicy, moves: &mut Vec<Move>) -> bool {
-    let children = state.h.groups[parent].children.clone();
-    if children.len() < 2 {
-        return false;
+/// The moves of one pass and the most it may hold.
+pub(crate) struct Moves<'m> {
+    pub list: &'m mut Vec<Move>,
+    pub cap: usize,
+}
+
+impl Moves<'_> {
+    pub fn full(&self) -> bool {
+        self.list.len() >= self.cap
     }
+}
+
+/// Balances the children of `parent`, counting how the attempt ended in `outcomes`;
+/// returns whether any task moved.
+pub(crate) fn balance_children(
+    state: &mut PassState,
+    parent: GroupId,
+    policy: &LevelPolicy,
+    moves: &mut Moves,
+    outcomes: &mut LevelOutcomes,
+) -> bool {
+    let children = state.h.groups[parent].children.clone();
     let capacity: u64 = children.iter().map(|&c| state.h.groups[c].capacity).sum();
     let average = state.group_load(parent) as f64 / capacity.max(1) as f64;
-    if average <= 0.0 {
+    if children.len() < 2 || average <= 0.0 {
+        outcomes.balanced += 1;
         return false;
     }
-    let mut budget: Vec<f64> = children.iter().map(|&c| policy.push_cap * state.group_load(c) as f64).collect();
-    let mut order: Vec<(f64, usize)> = (0..children.len()).map(|i| (state.normalized(children[i]), i)).collect();
-    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let margin = |c: GroupId| policy.imbalance_threshold * average * state.h.groups[c].capacity.max(1) as f64;
+    let mut pushers: Vec<GroupId> = children.iter().copied().filter(|&c| deviation(state, c, average) > margin(c)).collect();
+    pushers.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));
+    // A group without capacity (every CPU offline) never receives.
+    let mut pullers: Vec<GroupId> =
+        children.iter().copied().filter(|&c| state.h.groups[c].capacity > 0 && -deviation(state, c, average) > margin(c)).collect();
+    pullers.sort_by(|&x, &y| state.normalized(x).total_cmp(&state.normalized(y)).then(x.cmp(&y)));
+    match (pushers.is_empty(), pullers.is_empty()) {
+        (true, true) => outcomes.balanced += 1,
+        (true, false) => outcomes.no_busier_group += 1,
+        (false, true) => outcomes.no_idler_group += 1,
+        (false, false) => {}
+    }
     let mut worked = false;
-    for &(_, a) in &order {
-        for &(_, b) in order.iter().rev() {
-            if a == b || budget[a] <= 0.0 {
+    for &a in &pushers {
+        let mut budget = policy.push_cap * deviation(state, a, average);
+        for &b in &pullers {
+            if budget <= 0.0 {
                 break;
             }
-            let (pusher, puller) = (children[a], children[b]);
-            // A group without capacity (every CPU offline) never receives.
-            let over = (state.normalized(pusher) - state.normalized(puller)) / average > policy.imbalance_threshold;
-            if over && state.h.groups[puller].capacity > 0 {
-                worked |= work_pair(state, pusher, puller, &mut budget[a], average, policy, moves);
+            let transfer = policy.transfer_share * deviation(state, a, average).min(-deviation(state, b, average));
+            if transfer <= 0.0 {
+                continue;
+            }
+            let moved = work_pair(state, (a, b), transfer, &mut budget, moves);
+            outcomes.moves += moved as u64;
+            worked |= moved > 0;
+            if moves.full() {
+                outcomes.capped += 1;
+                return worked;
+            }
+            if moved == 0 {
+                outcomes.no_task += 1;
             }
         }
     }
     worked
+}
+
+/// Group `g`'s load above what the `average` load per capacity gives its capacity (negative
+/// below it). A group without capacity counts as having one unit, as [`PassState::normalized`].
+fn deviation(state: &PassState, g: GroupId, average: f64) -> f64 {
+    state.group_load(g) as f64 - average * state.h.groups[g].capacity.max(1) as f64
 }
 
 /// The load that would equalize a and b per unit of capacity (negative when b is heavier).
@@ -63,44 +107,34 @@ fn equalizing_load(state: &PassState, a: GroupId, b: GroupId) -> f64 {
     (la * cb - lb * ca) / (ca + cb)
 }
 
-fn work_pair(
-    state: &mut PassState,
-    a: GroupId,
-    b: GroupId,
-    budget: &mut f64,
-    average: f64,
-    policy: &LevelPolicy,
-    moves: &mut Vec<Move>,
-) -> bool {
-    // What brings a down to the parent's average or b up to it, whichever is less: a pair
-    // evened out between itself would overshoot, and the load hop on to a third group later.
-    let (ca, cb) = (state.h.groups[a].capacity.max(1) as f64, state.h.groups[b].capacity as f64);
-    let excess = state.group_load(a) as f64 - average * ca;
-    let deficit = average * cb - state.group_load(b) as f64;
-    let transfer = policy.transfer_share * 2.0 * excess.min(deficit);
+/// Moves about `transfer` of load from a to b while the pusher's `budget` lasts; returns the
+/// number of tasks moved. Tasks come whole: the last one may overshoot the transfer or the
+/// budget, as long as it reduces the pair's imbalance (a group half a task above the
+/// average still gives up a task that evens out its pair).
+fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, budget: &mut f64, moves: &mut Moves) -> usize {
     let mut sent = 0.0;
-    let mut moved = false;
-    while (state.normalized(a) - state.normalized(b)) / average > policy.imbalance_threshold {
+    let mut moved = 0;
+    while !moves.full() {
         let want = (transfer - sent).min(*budget);
-        let max_reducing = 2.0 * equalizing_load(state, a, b);
         if want <= 0.0 {
             break;
         }
-        let Some((task, to)) = find_victim(state, a, b, want, max_reducing, *budget) else { break };
+        let max_reducing = 2.0 * equalizing_load(state, a, b);
+        let Some((task, to)) = find_victim(state, a, b, want, max_reducing) else { break };
         let load = state.tasks[task].load as f64;
-        moves.push(Move { task, from: state.tasks[task].domain, to, depth: state.h.groups[a].depth });
+        moves.list.push(Move { task, from: state.tasks[task].domain, to, depth: state.h.groups[a].depth });
         state.move_task(task, to);
         sent += load;
         *budget -= load;
-        moved = true;
+        moved += 1;
     }
     moved
 }
 
 /// The unmoved task below `a` whose load is closest to `want`, strictly under `max_load`
-/// (heavier would not reduce the imbalance) and at most `budget` (the push cap), with the
-/// least loaded leaf below `b` it may run in.
-fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_load: f64, budget: f64) -> Option<(usize, usize)> {
+/// (heavier would not reduce the imbalance), with the least loaded leaf below `b` it may run
+/// in.
+fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_load: f64) -> Option<(usize, usize)> {
     let mut sources = state.h.leaves_under(a);
     sources.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));
     let mut targets = state.h.leaves_under(b);
@@ -117,14 +151,13 @@ fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_loa
     let mut best: Option<(f64, usize, usize)> = None;
     for &domain in &source_domains {
         let source_leaf = state.h.leaf_of_domain[domain];
-        // Heavier than this, a task would fit no target (or break the push cap): the scans
-        // start below it instead of skipping such tasks one by one.
+        // Heavier than this, a task would fit no target: the scans start below it instead
+        // of skipping such tasks one by one.
         let limit = max_load.min(room_bound(state, source_leaf, &targets_room));
         let members = state.members(domain);
-        // want never exceeds the budget: the lighter side is within it.
         let below = members.partition_point(|&(load, _)| (load as f64) < want.min(limit));
         let above = members.partition_point(|&(load, _)| (load as f64) < want);
-        let fit = Fit { source: domain, targets: &target_domains, limit, budget };
+        let fit = Fit { source: domain, targets: &target_domains, limit };
         let lighter = fit.first(state, members[..below].iter().rev());
         let heavier = fit.first(state, members[above..].iter());
         for (task, to) in [lighter, heavier].into_iter().flatten() {
@@ -174,8 +207,6 @@ struct Fit<'t> {
     targets: &'t [usize],
     /// Loads from this one up fit nowhere (exclusive).
     limit: f64,
-    /// What the pusher may still give up (inclusive).
-    budget: f64,
 }
 
 impl Fit<'_> {
@@ -187,7 +218,7 @@ impl Fit<'_> {
         let source_leaf = h.leaf_of_domain[self.source];
         for &(load, i) in candidates {
             let (t, load) = (i as usize, load as f64);
-            if load >= self.limit || load > self.budget {
+            if load >= self.limit {
                 // Only the upward walk meets these, and every later task is heavier still.
                 return None;
             }

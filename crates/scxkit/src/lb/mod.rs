@@ -4,28 +4,36 @@
 //! The hierarchy ([`Hierarchy`]) has the machine at its root, then one level per grouping
 //! (NUMA nodes, then the LLC domains of each node; a package or a die level fits the same
 //! way). One algorithm ([`balance`]) runs at every level, top down, with that level's
-//! [`LevelPolicy`]: a bigger imbalance is needed between nodes (17%) than between the domains
-//! of a node (5%). Loads are compared per unit of capacity, so groups of different sizes or
-//! speeds balance correctly.
+//! [`LevelPolicy`]: a group takes part when its load per unit of capacity is more than the
+//! level's threshold (17% between nodes, 5% between the domains of a node) above or below the
+//! average of its siblings; a pair moves half the smaller of its two deviations, and a group
+//! pushes out at most half its deviation. Loads are compared per unit of capacity, so groups
+//! of different sizes or speeds balance correctly.
 //!
 //! Statistics flow bottom-up: each leaf's load is summed once per pass, each parent's is
 //! derived from its children and kept, and a migration adjusts only the two leaves and their
 //! ancestors ([`state`]). [`Mode::Rescan`] decides the same moves the slow way (every read
 //! sums the tasks again), to measure what that saves; [`LevelCost`] records each level's
-//! attempts and their durations.
+//! attempts and their durations, [`LevelOutcomes`] what they found. A pass stops at
+//! [`Balancer::max_moves_per_pass`] moves and the next one goes on from there, so a pile-up
+//! that needs thousands of moves costs a few bounded passes instead of one long one.
 //!
 //! # A worked example, per level
 //!
 //! Two nodes of two domains each, every domain 4 CPUs (capacity 4096), loads in units of a
 //! busy nice-0 task (1024): node 0 holds domains with 6 and 4 tasks, node 1 with 1 and 1.
 //!
-//! - Node level: node 0 carries 10 tasks on 8192, node 1 2 tasks on 8192; the average is 6
-//!   per 8192, and the difference (8) is 133% of it, over 17%. The load that equalizes them
-//!   is 4 tasks; with a transfer share of 50% of the 8-task difference, 4 tasks move, each
-//!   time from the most loaded domain of node 0 to the least loaded domain of node 1 (the
-//!   push cap, half of node 0's 10, allows 5).
-//! - Domain level: node 0 is left with 3 and 3 (balanced), node 1 with 3 and 3. Nothing
-//!   moves: the node level already spread the load across the target node's domains.
+//! - Pass 1, node level: node 0 carries 10 tasks on 8192, node 1 2 tasks on 8192; the
+//!   average is 6 per 8192, so node 0 is 4 tasks above it (67%, over 17%) and node 1 4 below.
+//!   The pair transfers half the smaller deviation, 2 tasks (node 0's push cap, half its
+//!   deviation, is 2 too), each from the most loaded domain of node 0 to the least loaded
+//!   domain of node 1: 6 4 | 1 1 becomes 4 4 | 2 2.
+//! - Pass 1, domain level: both nodes' domains are even. Nothing moves.
+//! - Pass 2: the nodes hold 8 and 4, 2 tasks (33%) from the average of 6: one task crosses,
+//!   3 4 | 3 2. Each node's domains are now half a task (14%) from their average, over 5%,
+//!   but moving a task would only swap which one is heavier: no task reduces their imbalance.
+//! - Pass 3: 7 and 5 are one task (16.7%) from the average, within 17%: nothing moves. A
+//!   rule that evened the pair out would move one more task across the nodes.
 //!
 //! (`tests::worked_example` checks exactly this.)
 
@@ -34,15 +42,18 @@ pub mod cost;
 pub mod hierarchy;
 pub mod load;
 pub mod metrics;
+pub mod outcome;
 pub mod policy;
 pub mod state;
 
 pub use balance::Move;
 pub use cost::{CostSummary, LevelCost};
 pub use hierarchy::{Group, GroupId, Hierarchy, LeafSpec};
+pub use outcome::LevelOutcomes;
 pub use policy::LevelPolicy;
 pub use state::{Mode, Task};
 
+use balance::Moves;
 use state::PassState;
 use std::time::Instant;
 
@@ -52,6 +63,10 @@ pub struct PassReport {
     pub moves: Vec<Move>,
     /// Tasks moved by each level (index: depth - 1).
     pub moved_per_level: Vec<usize>,
+    /// What each level's attempts found in this pass (index: depth - 1).
+    pub outcomes: Vec<LevelOutcomes>,
+    /// The pass stopped at [`Balancer::max_moves_per_pass`]: what is left waits for the next.
+    pub capped: bool,
     /// Spread of the domains' load per unit of capacity, (max - min) / average, before and
     /// after the pass.
     pub imbalance_before: f64,
@@ -98,16 +113,37 @@ impl GroupStat {
     }
 }
 
+/// Moves one pass may decide by default. At 1,024 CPUs and 100,000 tasks a pass that moves
+/// anything costs about 2 ms, and each move about 2 us more (README, "The load balancer"):
+/// 512 keeps a pile-up's passes near 3 ms. When the cap stops a pass, the levels below wait
+/// for the next one; meanwhile the upper level's moves themselves take from the most loaded
+/// domain below the pusher and give to the least loaded one below the puller.
+pub const DEFAULT_MAX_MOVES_PER_PASS: usize = 512;
+
 pub struct Balancer {
     pub hierarchy: Hierarchy,
     pub mode: Mode,
+    /// A pass stops deciding once it holds this many moves; the next pass starts from
+    /// where the tasks then are.
+    pub max_moves_per_pass: usize,
     costs: Vec<LevelCost>,
+    outcomes: Vec<LevelOutcomes>,
 }
 
 impl Balancer {
     pub fn new(hierarchy: Hierarchy, mode: Mode) -> Balancer {
-        let costs = vec![LevelCost::default(); hierarchy.policies.len()];
-        Balancer { hierarchy, mode, costs }
+        let levels = hierarchy.policies.len();
+        Balancer {
+            hierarchy,
+            mode,
+            max_moves_per_pass: DEFAULT_MAX_MOVES_PER_PASS,
+            costs: vec![LevelCost::default(); levels],
+            outcomes: vec![LevelOutcomes::default(); levels],
+        }
+    }
+
+    pub fn with_max_moves_per_pass(self, max_moves_per_pass: usize) -> Balancer {
+        Balancer { max_moves_per_pass, ..self }
     }
 
     /// One pass, level by level from the top: moves tasks (their `domain` changes) and says
@@ -117,21 +153,29 @@ impl Balancer {
         let mut state = PassState::new(h, tasks, self.mode);
         let imbalance_before = domain_spread(&state);
         let loads_before = group_loads(&state);
-        let mut moves = Vec::new();
-        let mut moved_per_level = vec![0; h.policies.len()];
+        let mut list = Vec::new();
+        let mut moves = Moves { list: &mut list, cap: self.max_moves_per_pass };
+        let mut outcomes = vec![LevelOutcomes::default(); h.policies.len()];
         for depth in 1..=h.policies.len() {
-            let policy = &h.policies[depth - 1];
-            let before = moves.len();
+            let (policy, found) = (&h.policies[depth - 1], &mut outcomes[depth - 1]);
             for parent in h.at_depth(depth - 1).collect::<Vec<_>>() {
+                if moves.full() {
+                    found.capped += 1;
+                    continue;
+                }
                 let start = Instant::now();
-                let worked = balance::balance_children(&mut state, parent, policy, &mut moves);
+                let worked = balance::balance_children(&mut state, parent, policy, &mut moves, found);
                 self.costs[depth - 1].record(start.elapsed().as_nanos() as u64, worked);
             }
-            moved_per_level[depth - 1] = moves.len() - before;
         }
+        let capped = moves.full();
         let imbalance_after = domain_spread(&state);
         let groups = group_stats(h, &loads_before, &group_loads(&state));
-        PassReport { moves, moved_per_level, imbalance_before, imbalance_after, groups }
+        let moved_per_level = outcomes.iter().map(|o| o.moves as usize).collect();
+        for (total, pass) in self.outcomes.iter_mut().zip(&outcomes) {
+            total.add(pass);
+        }
+        PassReport { moves: list, moved_per_level, outcomes, capped, imbalance_before, imbalance_after, groups }
     }
 
     /// Each level's cost since the balancer was made (index: depth - 1).
@@ -139,8 +183,14 @@ impl Balancer {
         &self.costs
     }
 
+    /// Each level's outcomes since the balancer was made (index: depth - 1).
+    pub fn outcomes(&self) -> &[LevelOutcomes] {
+        &self.outcomes
+    }
+
     pub fn reset_costs(&mut self) {
         self.costs.iter_mut().for_each(|c| *c = LevelCost::default());
+        self.outcomes.iter_mut().for_each(|o| *o = LevelOutcomes::default());
     }
 }
 

@@ -52,7 +52,13 @@ pub(crate) struct PassState<'a> {
 impl<'a> PassState<'a> {
     pub fn new(h: &'a Hierarchy, tasks: &'a mut [Task], mode: Mode) -> PassState<'a> {
         let n = h.nr_domains();
-        let mut members = vec![Vec::new(); n];
+        // Sized up front: growing the big domains' lists a push at a time cost more than
+        // the rest of building the pass's state.
+        let mut counts = vec![0usize; n];
+        for t in tasks.iter().filter(|t| t.domain < n) {
+            counts[t.domain] += 1;
+        }
+        let mut members: Vec<Vec<(u64, u32)>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
         let mut fixed_load = vec![0u64; n];
         for (i, t) in tasks.iter().enumerate() {
             // A task in no domain of the hierarchy (stale after a hotplug) is left alone.
