@@ -100,9 +100,10 @@ stress-ng --cpu 4 --switch 1 --timeout 10s --quiet >/dev/null 2>&1
 check "scx_rusty --cache-level 2 --fifo still loaded after 10 s of stress-ng" is_enabled
 expect_clean_exit "scx_rusty --cache-level 2 --fifo" "$LOG2"
 
-# More tasks than the 32,768 a pid-keyed task map once held: half the sleepers started before
-# the load (initialized as the scheduler loads), half after (at fork), then six hogs born on
-# domain 0 and allowed everywhere, with stealing off so that only the balancer moves them.
+# Well over 32,768 tasks (a pid-keyed map of that size would leave the rest unbalanced): half
+# the sleepers started before the load (initialized as the scheduler loads), half after (at
+# fork), then six hogs born on domain 0 and allowed everywhere, with stealing off so that only
+# the balancer moves them.
 # Every task is tracked (tracked_tasks, counted from the task iterator's read each pass) and
 # none left out. The guest's limits are raised first: pid_max is 32,768 with 4 CPUs, and
 # threads-max about 31,000 in 4 GB.

@@ -2,11 +2,11 @@
  * scx_rusty, per-task state: one task_ctx per task, in task storage, and the iterator through
  * which userspace's balancer reads them all.
  *
- * Task storage has no size to outgrow: a pid-keyed map of fixed size left every task beyond it
+ * Task storage grows with the tasks: a map of any fixed size would leave the tasks beyond it
  * unbalanced. Userspace cannot walk task storage, so a task iterator (iter/task, Linux 5.8,
  * no sched_ext kfunc, so nothing of the 7.1/7.2 kfunc trap) writes one task_dump per task to
- * the seq file that userspace reads each pass: about 300 tasks per read(), where walking a map
- * took two syscalls per task.
+ * the seq file that userspace reads each pass: about 300 tasks per read(), where walking a
+ * pid-keyed map takes two syscalls per task.
  */
 #ifndef __RUSTY_TASK_BPF_H
 #define __RUSTY_TASK_BPF_H
