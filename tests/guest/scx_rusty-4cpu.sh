@@ -1,8 +1,9 @@
-# vm: --cpus 4 --nodes 2 --tcg-threads single
+# vm: --cpus 4 --nodes 2 --tcg-threads single --mem 4096
 # kernels: 6.19
 # scx_rusty on 4 CPUs in 2 NUMA nodes with its default domains (one per LLC: one per node
 # here), then per L2 cache (one per CPU) with FIFO queues; its statistics in Prometheus; bounded
-# waits that leave sleepers alone; no stealing with --greedy-threshold 0.
+# waits that leave sleepers alone; no stealing with --greedy-threshold 0; 42,000 sleeping
+# threads, every one tracked, with hogs still balanced (4 GB: each thread costs about 45 KB).
 . /scxkit/lib.sh
 LOG=/tmp/scx_rusty.log
 
@@ -100,4 +101,66 @@ check "--cache-level 2: one domain per L2 cache (4)" [ "$(grep -c '  DOM\[' "$LO
 stress-ng --cpu 4 --switch 1 --timeout 10s --quiet >/dev/null 2>&1
 check "scx_rusty --cache-level 2 --fifo still loaded after 10 s of stress-ng" is_enabled
 expect_clean_exit "scx_rusty --cache-level 2 --fifo" "$LOG2"
+
+# Well over 32,768 tasks (a pid-keyed map of that size would leave the rest unbalanced): half
+# the sleepers started before the load (initialized as the scheduler loads), half after (at
+# fork), then six hogs born on domain 0 and allowed everywhere, with stealing off so that only
+# the balancer moves them. Each new thread's first run leaves a trace in its load, and 21,000
+# of them add up to several busy tasks for a few half-lives, which the balancer evens out with
+# the hogs: a short half-life lets that pass before the hogs come.
+# Every task is tracked (tracked_tasks, counted from the task iterator's read each pass) and
+# none left out. The guest's limits are raised first: pid_max is 32,768 with 4 CPUs, and
+# threads-max about 31,000 in 4 GB.
+SLEEPERS_PER_PROCESS=10500
+SLEEPERS_TOTAL=$((4 * SLEEPERS_PER_PROCESS))
+SLEEPERS=""
+echo 4194304 > /proc/sys/kernel/pid_max
+echo 1000000 > /proc/sys/kernel/threads-max
+# start_sleepers TAG: two processes of sleeping threads; waits until both have started all.
+start_sleepers() {
+    local i
+    for i in 1 2; do
+        scxkit-probe sleepers --threads "$SLEEPERS_PER_PROCESS" --seconds 3600 > "/tmp/sleepers-$1-$i" &
+        SLEEPERS="$SLEEPERS $!"
+    done
+    wait_for 300 sh -c "grep -q started /tmp/sleepers-$1-1 && grep -q started /tmp/sleepers-$1-2"
+}
+# metric NAME{LABELS: the value of the first series of /tmp/metrics that starts so.
+metric() { awk -v m="$1" 'index($0, m) == 1 { print $NF; exit }' /tmp/metrics; }
+start_sleepers before
+LOG4=/tmp/scx_rusty-tasks.log
+start_sched "$LOG4" scx_rusty --interval 1 --load-half-life 0.5 --greedy-threshold 0 --stats 1 --enable-prometheus
+expect_loaded "scx_rusty with $((SLEEPERS_TOTAL / 2)) sleeping threads" rusty "$LOG4"
+start_sleepers after
+# sleeper_tid PID: a thread of that sleepers' process.
+sleeper_tid() { ls "/proc/$1/task" | tail -n 1; }
+check "a sleeper started before the load runs in the ext class" ext_enabled "$(sleeper_tid "$(echo $SLEEPERS | cut -d' ' -f1)")"
+check "a sleeper started after the load runs in the ext class" ext_enabled "$(sleeper_tid "${SLEEPERS##* }")"
+tracked=0
+wait_for 30 sh -c "wget -q -O /tmp/metrics http://127.0.0.1:9000/metrics && awk '/^tracked_tasks/ { exit !(\\$NF >= $SLEEPERS_TOTAL) }' /tmp/metrics"
+tracked=$(metric 'tracked_tasks{')
+left_out=$(metric 'left_out_tasks{')
+if [ "${tracked:-0}" -ge "$SLEEPERS_TOTAL" ] && [ "$left_out" = 0 ]; then
+    pass "scx_rusty tracks every task: $tracked tracked with $SLEEPERS_TOTAL sleeping threads, $left_out left out"
+else
+    fail "scx_rusty tracks every task" "tracked ${tracked:-?} with $SLEEPERS_TOTAL sleeping threads, left out ${left_out:-?}"
+fi
+sleep 4
+applied_before=$(metric 'lb_moves_applied_total{scheduler="scx_rusty",level="node"}')
+start_hogs 6 0,1
+sleep 1
+for pid in $HOGS; do taskset -p -c 0-3 "$pid" >/dev/null; done
+seen=$(cpus_seen 6 $HOGS)
+wget -q -O /tmp/metrics http://127.0.0.1:9000/metrics
+applied=$(( $(metric 'lb_moves_applied_total{scheduler="scx_rusty",level="node"}') - ${applied_before:-0} ))
+# Domain 1 (CPUs 2-3) gets hogs only through the balancer's moves.
+if [ "$applied" -gt 0 ] && { [ "${seen#*2}" != "$seen" ] || [ "${seen#*3}" != "$seen" ]; }; then
+    pass "scx_rusty balances hogs among $tracked tasks: $applied moves between nodes applied, hogs seen on CPUs $seen"
+else
+    fail "scx_rusty balances hogs among $tracked tasks" "$applied moves between nodes applied, hogs seen on CPUs $seen; $(tail -n 1 "$LOG4")"
+fi
+stop_hogs
+kill $SLEEPERS; wait $SLEEPERS 2>/dev/null
+check "scx_rusty still loaded after $SLEEPERS_TOTAL threads exited" is_enabled
+expect_clean_exit "scx_rusty with $SLEEPERS_TOTAL sleeping threads" "$LOG4"
 finish

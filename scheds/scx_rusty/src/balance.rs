@@ -7,7 +7,7 @@ use crate::bpf_io::{clear_requests, monotonic_ns, Expired, read_dom_loads, read_
 use crate::intf::RUSTY_NR_LB_LEVELS;
 use crate::tuner::Tuning;
 use anyhow::Result;
-use libbpf_rs::MapCore;
+use libbpf_rs::{Link, MapCore};
 use scxkit::infeasible::TaskLoad;
 use scxkit::lb::load::task_loads;
 use scxkit::lb::{metrics as lbm, Balancer, LevelCost, LevelOutcomes, PassReport, Task};
@@ -26,6 +26,8 @@ pub struct Shared {
     /// Requests no task took up before the next pass.
     pub expired: Expired,
     pub nr_tasks: usize,
+    /// Tasks the last pass found without state, left out of balancing (bpf_io::TaskDump).
+    pub left_out_tasks: usize,
     /// Each domain's load as the BPF side keeps it, busy nice-0 tasks.
     pub dom_loads_bpf: Vec<f64>,
     pub last_report: Option<PassReport>,
@@ -38,7 +40,8 @@ pub type SharedRef = Rc<RefCell<Shared>>;
 
 /// The BPF maps the balancer reads and writes.
 pub struct LbMaps<'a> {
-    pub tasks: &'a dyn MapCore,
+    /// The task iterator's link (bpf_io::read_tasks).
+    pub tasks: &'a Link,
     pub requests: &'a dyn MapCore,
     pub dom_stats: &'a dyn MapCore,
 }
@@ -60,7 +63,8 @@ impl LbJob<'_> {
     /// wrote the pass's requests: the tune map's pass number must then move on.
     pub fn run(&mut self, fully_utilized: bool) -> Result<bool> {
         let now = monotonic_ns();
-        let views = read_tasks(self.maps.tasks, now, self.half_life_ns)?;
+        let dump = read_tasks(self.maps.tasks, now, self.half_life_ns)?;
+        let views = dump.tasks;
         let nr_doms = self.balancer.hierarchy.nr_domains();
         let dom_loads = read_dom_loads(self.maps.dom_stats, nr_doms, now, self.half_life_ns)?;
         let mut shared = self.shared.borrow_mut();
@@ -86,6 +90,7 @@ impl LbJob<'_> {
             log_pass(&self.balancer, &report);
         }
         shared.nr_tasks = views.len();
+        shared.left_out_tasks = dump.left_out;
         shared.dom_loads_bpf = dom_loads;
         shared.last_report = Some(report);
         shared.costs = self.balancer.costs().to_vec();

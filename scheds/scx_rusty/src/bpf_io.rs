@@ -1,14 +1,15 @@
 //! The one place that reads scx_rusty's BPF maps into the balancer's input and writes its
 //! decisions (and the tuner's) back.
 
-use crate::intf::{dom_stat, lb_request, task_ctx, tune_input};
+use crate::intf::{dom_stat, lb_request, task_dump, tune_input};
 use anyhow::{Context, Result};
-use libbpf_rs::{MapCore, MapFlags};
+use libbpf_rs::{Iter, Link, MapCore, MapFlags};
+use std::io::Read;
 use scxkit::ravg::{Ravg, RAVG_ONE};
 use scxkit_runtime::maps::{as_bytes, from_bytes, PlainC};
 
 // SAFETY: bindgen's twins of intf.h's structs: integers and arrays of them.
-unsafe impl PlainC for task_ctx {}
+unsafe impl PlainC for task_dump {}
 // SAFETY: as above.
 unsafe impl PlainC for dom_stat {}
 // SAFETY: as above.
@@ -39,16 +40,36 @@ pub fn ravg_of(r: &crate::intf::scxk_ravg) -> Ravg {
     Ravg { val: r.val, cur: r.cur, period: r.period, amount: r.amount, last_ns: r.last_ns }
 }
 
-/// Every task the BPF side knows, with its duty cycle at `now_ns`.
-pub fn read_tasks(map: &dyn MapCore, now_ns: u64, half_life_ns: u64) -> Result<Vec<TaskView>> {
-    let mut tasks = Vec::new();
-    for key in map.keys() {
-        // A task may exit between the key and the lookup.
-        let Some(bytes) = map.lookup(&key, MapFlags::ANY).context("reading the task map")? else { continue };
-        let (Some(pid), Some(ctx)) = (from_bytes::<i32>(&key), from_bytes::<task_ctx>(&bytes)) else { continue };
+/// The tasks of one read of the task iterator.
+#[derive(Debug, Default)]
+pub struct TaskDump {
+    /// Every task with state, with its duty cycle at the time of the read.
+    pub tasks: Vec<TaskView>,
+    /// Tasks the scheduler has initialized that have no state (its allocation failed): they
+    /// run from the global queue, left out of balancing.
+    pub left_out: usize,
+}
+
+/// Every task the BPF side knows, read through the `dump_tasks` iterator (task.bpf.h), with
+/// its duty cycle at `now_ns`.
+pub fn read_tasks(dump_tasks: &Link, now_ns: u64, half_life_ns: u64) -> Result<TaskDump> {
+    let mut bytes = Vec::new();
+    Iter::new(dump_tasks).context("starting the task iterator")?.read_to_end(&mut bytes).context("reading the task iterator")?;
+    Ok(parse_dump(&bytes, now_ns, half_life_ns))
+}
+
+/// Decodes the iterator's records (whole `task_dump`s, back to back).
+fn parse_dump(bytes: &[u8], now_ns: u64, half_life_ns: u64) -> TaskDump {
+    let mut dump = TaskDump::default();
+    for rec in bytes.chunks_exact(std::mem::size_of::<task_dump>()).filter_map(from_bytes::<task_dump>) {
+        if rec.tracked == 0 {
+            dump.left_out += 1;
+            continue;
+        }
+        let ctx = &rec.ctx;
         let duty = ravg_of(&ctx.duty).read(now_ns, half_life_ns) as f64 / RAVG_ONE as f64;
-        tasks.push(TaskView {
-            pid,
+        dump.tasks.push(TaskView {
+            pid: rec.pid,
             dom: ctx.dom as usize,
             dom_mask: ctx.dom_mask,
             weight: ctx.weight as u64,
@@ -57,7 +78,15 @@ pub fn read_tasks(map: &dyn MapCore, now_ns: u64, half_life_ns: u64) -> Result<V
             last_ran_ns: ctx.start_ns,
         });
     }
-    Ok(tasks)
+    dump
+}
+
+/// Entries of the move request map: a pass asks at most one move per task, and the kernel
+/// keeps the tasks under kernel.threads-max (home.bpf.h).
+pub fn request_map_entries() -> Result<u32> {
+    const PATH: &str = "/proc/sys/kernel/threads-max";
+    let text = std::fs::read_to_string(PATH).with_context(|| format!("reading {PATH}"))?;
+    text.trim().parse::<u32>().with_context(|| format!("{PATH} holds {:?}, not a count", text.trim()))
 }
 
 /// Each domain's load at `now_ns`, in busy nice-0 tasks, as the BPF side keeps it.
@@ -127,4 +156,29 @@ pub fn write_requests(map: &dyn MapCore, moves: &[(i32, usize, usize)]) -> Resul
             .with_context(|| format!("asking task {pid} to move to domain {dom}"))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(pid: i32, tracked: u32, dom: u32) -> task_dump {
+        // SAFETY: PlainC: all zeroes is a valid task_dump.
+        let mut rec: task_dump = unsafe { std::mem::zeroed() };
+        rec.pid = pid;
+        rec.tracked = tracked;
+        rec.ctx.dom = dom;
+        rec.ctx.load_dom = crate::intf::RUSTY_NO_DOM;
+        rec
+    }
+
+    #[test]
+    fn the_dump_gives_tracked_tasks_and_counts_the_rest() {
+        let recs = [record(10, 1, 2), record(11, 0, 0), record(12, 1, 1)];
+        let bytes: Vec<u8> = recs.iter().flat_map(|r| as_bytes(r).to_vec()).collect();
+        let dump = parse_dump(&bytes, 0, 1_000_000_000);
+        let got: Vec<(i32, usize, bool)> = dump.tasks.iter().map(|t| (t.pid, t.dom, t.runnable)).collect();
+        assert_eq!(got, vec![(10, 2, false), (12, 1, false)]);
+        assert_eq!(dump.left_out, 1);
+    }
 }

@@ -78,8 +78,10 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     rodata.greedy_threshold_x_numa = opts.greedy_threshold_x_numa;
     rodata.direct_greedy_numa = opts.direct_greedy_numa;
     rodata.fifo = opts.fifo;
+    open.maps.lb_requests.set_max_entries(bpf_io::request_map_entries()?).context("sizing the move request map")?;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.rusty_ops.attach_struct_ops().context("attaching the scheduler")?;
+    let task_iter = skel.progs.dump_tasks.attach().context("attaching the task iterator")?;
     let skel = &skel;
 
     let tuner = Tuner::new(opts.tuner_config(), doms.domains.iter().map(|d| d.cpus.clone()).collect());
@@ -87,7 +89,7 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     let shared = Rc::new(RefCell::new(Shared { tuning: tune.tuning().clone(), ..Default::default() }));
     let lb = LbJob {
         balancer: Balancer::new(hierarchy.clone(), Mode::Propagate).with_max_moves_per_pass(opts.max_moves_per_pass as usize),
-        maps: LbMaps { tasks: &skel.maps.task_ctxs, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats },
+        maps: LbMaps { tasks: &task_iter, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats },
         half_life_ns: opts.half_life_ns(),
         nr_online: topo.nr_online(),
         enabled: !opts.no_load_balance,

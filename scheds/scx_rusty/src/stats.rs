@@ -52,7 +52,7 @@ scxkit::metric_set! {
         MOVES_APPLIED_DOMAIN = counter("lb_moves_applied_total", &[("level", "domain")], "Moves between domains of a node that the BPF side applied."),
         MOVES_REFUSED = counter("lb_moves_refused_total", &[], "Requested moves the task's affinity no longer allowed when applied."),
         AFFINITY_REHOMES = counter("affinity_rehomes_total", &[], "Tasks given a new home because their affinity left the old one."),
-        UNTRACKED_TASKS = counter("untracked_tasks_total", &[], "Tasks without state (the task map was full), run from the global queue."),
+        UNTRACKED_TASKS = counter("untracked_tasks_total", &[], "Tasks whose state could not be allocated (out of memory), run from the global queue."),
         // Userspace.
         MOVES_REQUESTED_NODE = counter("lb_moves_requested_total", &[("level", "node")], "Moves between nodes written for the BPF side to apply."),
         MOVES_REQUESTED_DOMAIN = counter("lb_moves_requested_total", &[("level", "domain")], "Moves between domains of a node written for the BPF side to apply."),
@@ -61,7 +61,8 @@ scxkit::metric_set! {
         USERSPACE_CPU_SECONDS = def("userspace_cpu_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "CPU time used by scx_rusty's userspace (balancer, tuner, stats)."),
         FULLY_UTILIZED = def("fully_utilized", &[], MetricKind::Gauge, Unit::Count, "1 while the CPUs are at least 95% busy: loads are then weighted (infeasible weights adjusted) and the short slice used."),
         SLICE_US = def("slice_us", &[], MetricKind::Gauge, Unit::Count, "The time slice, in microseconds, the tuner chose."),
-        TRACKED_TASKS = def("tracked_tasks", &[], MetricKind::Gauge, Unit::Count, "Tasks in the BPF task map at the last balancing pass."),
+        TRACKED_TASKS = def("tracked_tasks", &[], MetricKind::Gauge, Unit::Count, "Tasks with state at the last balancing pass: the tasks it balanced."),
+        LEFT_OUT_TASKS = def("left_out_tasks", &[], MetricKind::Gauge, Unit::Count, "Tasks without state at the last balancing pass, left out of balancing (0 unless memory ran out)."),
         // Per domain (labels node, domain).
         DOMAIN_UTIL = def("domain_util", &[], MetricKind::Gauge, Unit::Percent, "A domain's CPU utilization over the last tuning interval."),
         DOMAIN_LOAD = def("domain_load", &[], MetricKind::Gauge, Unit::Count, "A domain's load as the BPF side keeps it (decaying average of its runnable weight), in busy nice-0 tasks."),
@@ -139,6 +140,7 @@ impl Figures {
         reading.set(&FULLY_UTILIZED, s.tuning.fully_utilized as u8 as f64);
         reading.set(&SLICE_US, (s.tuning.slice_ns / 1000) as f64);
         reading.set(&TRACKED_TASKS, s.nr_tasks as f64);
+        reading.set(&LEFT_OUT_TASKS, s.left_out_tasks as f64);
         for (d, [node, dom]) in self.dom_labels.iter().enumerate() {
             let labels = [("node", node.as_str()), ("domain", dom.as_str())];
             reading.set_with(&DOMAIN_UTIL, &labels, 100.0 * s.tuning.dom_util.get(d).copied().unwrap_or(0.0));

@@ -3,10 +3,12 @@
 //! an interactive scheduler. `wakeup` is a request/response wakeup benchmark (schbench's
 //! idea): wakeup latency percentiles and requests per second. `frames` is a game's frame
 //! loop, and `build-jobs` a build's short-lived processes: a desktop under a build.
+//! `sleepers` starts thousands of threads that only sleep: tasks for a scheduler to track.
 
 mod build_jobs;
 mod cpu_time;
 mod frames;
+mod sleepers;
 mod wakeup;
 
 use anyhow::{bail, Context, Result};
@@ -79,6 +81,16 @@ enum Probe {
         #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
         seconds: u64,
     },
+    /// Starts THREADS threads that only sleep, prints "sleepers_started N" once all are
+    /// started, and exits (with them) SECONDS later.
+    Sleepers {
+        /// Threads to start (about 32,000 at most per process: see sleepers.rs).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=32_000))]
+        threads: u32,
+        /// How long they sleep, in seconds.
+        #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        seconds: u64,
+    },
     /// Uses CPU_MS of CPU time, then exits: one build job.
     Burn {
         #[arg(long, value_name = "MS", default_value_t = 20)]
@@ -140,6 +152,11 @@ fn main() -> Result<()> {
             let probe = std::env::current_exe().context("finding this program to run its jobs")?;
             let setup = build_jobs::Setup { parallel, job_cpu: Duration::from_millis(job_cpu_ms), duration: Duration::from_secs(seconds) };
             println!("build_jobs_per_s {:.2}", build_jobs::run(&probe, setup)?);
+        }
+        Probe::Sleepers { threads, seconds } => {
+            sleepers::start(threads)?;
+            println!("sleepers_started {threads}");
+            std::thread::sleep(Duration::from_secs(seconds));
         }
         Probe::Burn { cpu_ms } => cpu_time::burn_cpu(Duration::from_millis(cpu_ms)),
     }

@@ -23,10 +23,13 @@
 #include "tune.bpf.h"
 
 /* The balancer's move requests, keyed by pid: read and removed at the task's next wakeup
- * or enqueue after a pass. */
+ * or enqueue after a pass. A pass asks at most one move per task, and the kernel keeps the
+ * tasks under kernel.threads-max: userspace sets max_entries to that before load. Not
+ * preallocated: the entries cost memory only while requests wait. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, RUSTY_MAX_TASKS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
 	__type(key, s32);
 	__type(value, struct lb_request);
 } lb_requests SEC(".maps");

@@ -11,8 +11,6 @@ enum rusty_consts {
 	RUSTY_MAX_CPUS = 512,
 	/* Largest number of domains: a task's allowed domains fit one u64. */
 	RUSTY_MAX_DOMS = 64,
-	/* Entries of the task map: tasks beyond it are queued on the global queue. */
-	RUSTY_MAX_TASKS = 32768,
 	/* Defaults of the CLI options (microseconds, percent, tasks). */
 	RUSTY_SLICE_UNDERUTIL_DEFAULT_US = 20000,
 	RUSTY_SLICE_OVERUTIL_DEFAULT_US = 1000,
@@ -66,14 +64,14 @@ enum rusty_stat_idx {
 	RUSTY_STAT_MOVE_REFUSED,
 	/* Tasks given a new home because their affinity left the old one. */
 	RUSTY_STAT_REHOME_AFFINITY,
-	/* Tasks without state (the task map was full), run from the global queue. */
+	/* Tasks without state (its allocation failed), run from the global queue. */
 	RUSTY_STAT_NO_CTX,
 	RUSTY_NR_STATS,
 	RUSTY_STAT_PATH_FIRST = RUSTY_STAT_SYNC,
 	RUSTY_STAT_PATH_LAST = RUSTY_STAT_QUEUED,
 };
 
-/* Per-task state, in a hash map keyed by pid that userspace reads every balancing pass. */
+/* Per-task state, in task storage; userspace reads it every balancing pass (task_dump). */
 struct task_ctx {
 	/* Runnable duty cycle: amount 1 while runnable, 0 while sleeping. */
 	struct scxk_ravg duty;
@@ -96,6 +94,17 @@ struct task_ctx {
 	/* 1 from its move by take_long_waiting until it runs: taken out of vruntime order, it
 	 * leaves its domain's vruntime clock alone and runs a short slice. */
 	u32 long_wait_pick;
+	/* 1 once exit_task has run: the state stays until the task is freed, and the task dump
+	 * skips it. */
+	u32 exited;
+};
+
+/* One record of the task iterator (dump_tasks), per task the scheduler has initialized. */
+struct task_dump {
+	s32 pid;
+	/* 1: ctx is the task's state; 0: the task has none and is left out of balancing. */
+	u32 tracked;
+	struct task_ctx ctx;
 };
 
 /* Per-domain load, read by userspace: the sum of the weights of its runnable tasks as a
@@ -116,7 +125,8 @@ struct tune_input {
 	u64 lb_seq;
 };
 
-/* A move decided by the balancer (lb_requests map, keyed by pid). */
+/* A move decided by the balancer (lb_requests map, keyed by pid, sized by userspace at load
+ * from the machine's thread limit). */
 struct lb_request {
 	u32 dom;
 	/* 1: between nodes, 2: between domains of a node. */

@@ -197,20 +197,21 @@ void BPF_STRUCT_OPS(rusty_enable, struct task_struct *p)
 
 s32 BPF_STRUCT_OPS(rusty_init_task, struct task_struct *p, struct scx_init_task_args *args)
 {
-	struct task_ctx fresh = {};
-	s32 pid = p->pid;
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	u64 now = bpf_ktime_get_ns();
 
-	fresh.dom_mask = doms_allowed(p->cpus_ptr);
-	fresh.dom = pick_home(fresh.dom_mask, scx_bpf_task_cpu(p));
-	fresh.load_dom = RUSTY_NO_DOM;
-	fresh.weight = p->scx.weight;
-	scxk_ravg_start(&fresh.duty, now, load_half_life_ns, 0);
-	if (bpf_map_update_elem(&task_ctxs, &pid, &fresh, BPF_ANY)) {
-		/* The map is full: the task still runs, from the global queue. */
+	if (!tctx) {
+		/* Out of memory: the task still runs, from the global queue, and the task dump
+		 * reports it as left out. */
 		scxk_stat_inc(RUSTY_STAT_NO_CTX);
 		return 0;
 	}
+	*tctx = (struct task_ctx){};
+	tctx->dom_mask = doms_allowed(p->cpus_ptr);
+	tctx->dom = pick_home(tctx->dom_mask, scx_bpf_task_cpu(p));
+	tctx->load_dom = RUSTY_NO_DOM;
+	tctx->weight = p->scx.weight;
+	scxk_ravg_start(&tctx->duty, now, load_half_life_ns, 0);
 	return 0;
 }
 
@@ -219,9 +220,10 @@ void BPF_STRUCT_OPS(rusty_exit_task, struct task_struct *p, struct scx_exit_task
 	struct task_ctx *tctx = task_ctx_get(p);
 	s32 pid = p->pid;
 
-	if (tctx)
+	if (tctx) {
 		load_detach(tctx, bpf_ktime_get_ns());
-	bpf_map_delete_elem(&task_ctxs, &pid);
+		tctx->exited = 1;
+	}
 	bpf_map_delete_elem(&lb_requests, &pid);
 }
 
