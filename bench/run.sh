@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks schedulers side by side against EEVDF, in repeated guest boots.
-#   bench/run.sh [--kernel SERIES] [--boots N] [--modes LIST] [--seconds N] [--cpus N] [--debug]
+#   bench/run.sh [--kernel SERIES] [--boots N] [--modes LIST] [--seconds N] [--cpus N]
+#                [--nodes N] [--debug]
 #                SCHEDULER...
 # SCHEDULER: one of scxkit's by name (scx_bpfland) or any sched_ext binary by path
 # (/usr/bin/scx_lavd), with its options in the same argument ("scx_bpfland --slice-us 5000").
@@ -19,7 +20,8 @@
 #   desktop     real-time multi-threaded TCG on --cpus vCPUs: the same desktop
 #   build       reproducible icount mode on --cpus vCPUs, in the Debian guest (vm/rootfs.sh):
 #               a real `make -j` compile beside CPU hogs, real `uname -r` and `ps axuw`
-#               timed meanwhile
+#               timed meanwhile; --nodes N splits the vCPUs into N NUMA nodes (scx_rusty's
+#               machines)
 # Defaults: kernel 7.3, 3 boots, the three throughput and latency modes, 10 s per workload, as many vCPUs as host
 # cores, release builds. Writes the table to the terminal, and the JSON record, the PNG and
 # the boots' consoles to ~/.cache/scxkit/bench/run-DATE-XXXX (SCXKIT_CACHE moves it).
@@ -28,7 +30,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/tests/lib/panic.sh"
 # How much longer than its guest time a reproducible-mode boot may take on a loaded host.
 ICOUNT_WALL_FACTOR=3
-kernel=${SCXKIT_KERNEL:-7.3} boots=3 modes="throughput latency1 latency" secs=10 cpus=$(nproc) profile=release
+kernel=${SCXKIT_KERNEL:-7.3} boots=3 modes="throughput latency1 latency" secs=10 cpus=$(nproc) nodes=1 profile=release
 die() { echo "bench: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
         --modes) modes=${2//,/ }; shift 2 ;;
         --seconds) secs=$2; shift 2 ;;
         --cpus) cpus=$2; shift 2 ;;
+        --nodes) nodes=$2; shift 2 ;;
         --debug) profile=debug; shift ;;
         -*) die "unknown option '$1'" ;;
         *) break ;;
@@ -45,6 +48,7 @@ done
 [ $# -gt 0 ] || die "name at least one scheduler (e.g. bench/run.sh scx_simple scx_bpfland)"
 [[ $boots =~ ^[1-9][0-9]*$ ]] || die "--boots must be a positive number, not '$boots'"
 [[ $secs =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive number, not '$secs'"
+[[ $nodes =~ ^[1-9][0-9]*$ ]] || die "--nodes must be a positive number, not '$nodes'"
 for mode in $modes; do
     case $mode in throughput|throughput1|latency1|latency|desktop1|desktop|build) ;; *) die "unknown mode '$mode' (throughput, throughput1, latency1, latency, desktop1, desktop, build)" ;; esac
 done
@@ -63,6 +67,7 @@ runs=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench
 mkdir -p "$runs"
 out=$(mktemp -d "$runs/run-$(date +%Y%m%d-%H%M%S)-XXXX")
 printf "kernel %s, %s vCPUs (one in throughput1, latency1 and desktop1), %s s per run, %s build\n" "$kernel" "$cpus" "$secs" "$profile" > "$out/settings.txt"
+[ "$nodes" -eq 1 ] || printf "%s NUMA nodes in the build mode\n" "$nodes" >> "$out/settings.txt"
 adds=(--add "$bin_dir/scxkit-probe") labels=() commands=() i=0
 for spec in "$@"; do
     read -r prog args <<< "$spec"
@@ -98,7 +103,7 @@ for mode in $modes; do
         latency) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=latency ;;
         desktop1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=desktop ;;
         desktop) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=desktop ;;
-        build) vm=(--rootfs debian --cpus "$cpus" --nodes 1 --icount) guest_mode=build ;;
+        build) vm=(--rootfs debian --cpus "$cpus" --nodes "$nodes" --icount) guest_mode=build ;;
     esac
     # The guest time one scheduler's suite may take: the desktop runs three loads.
     per_sched_s=$((secs * 6 + 120)); [ "$guest_mode" = desktop ] && per_sched_s=$((secs * 12 + 180))
