@@ -150,10 +150,7 @@ void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 	tctx->started_ns = bpf_ktime_get_ns();
 	if (tctx->vtime && time_before(vtime_now, tctx->vtime))
 		vtime_now = tctx->vtime;
-	if (tctx->vruntime && time_before(vruntime_now, tctx->vruntime))
-		vruntime_now = tctx->vruntime;
 	tctx->vtime = 0;
-	tctx->vruntime = 0;
 }
 
 void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)

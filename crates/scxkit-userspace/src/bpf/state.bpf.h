@@ -40,9 +40,6 @@ u64 fallback_total_ns;		/* time spent in fallback, ended periods */
 u64 fallback_entries;
 /* The largest vtime the policy gave a task that then started running: the policy's "now". */
 u64 vtime_now;
-/* The same for the decisions' vruntime (usched_decision): the policy's clock where its order
- * is a deadline. */
-u64 vruntime_now;
 /* Tasks waiting in the shared queue for any CPU, as last seen by ops.dispatch. */
 u64 nr_shared_queued;
 
@@ -57,8 +54,6 @@ struct task_ctx {
 	u64 nvcsw;
 	/* The vtime of the decision it was dispatched with, or 0. */
 	u64 vtime;
-	/* The vruntime of that decision, or 0. */
-	u64 vruntime;
 	/* The grant of its last decision (usched_decision), that decision's slice, and when
 	 * the grant lapses (USCHED_GRANT_MAX_AGE_MS after the decision). */
 	u64 grant_budget_ns;
