@@ -8,6 +8,7 @@
 mod build_jobs;
 mod cpu_time;
 mod frames;
+mod hog;
 mod sleepers;
 mod wakeup;
 
@@ -91,6 +92,13 @@ enum Probe {
         #[arg(long, value_name = "S", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
         seconds: u64,
     },
+    /// Spins for SECONDS; prints "hog_cpu_ms N" (the CPU time it got), "hog_longest_wait_ms N"
+    /// (the longest it went without running) and "hog_waits N".
+    Hog {
+        /// How long to spin, in seconds.
+        #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        seconds: u64,
+    },
     /// Uses CPU_MS of CPU time, then exits: one build job.
     Burn {
         #[arg(long, value_name = "MS", default_value_t = 20)]
@@ -157,6 +165,12 @@ fn main() -> Result<()> {
             sleepers::start(threads)?;
             println!("sleepers_started {threads}");
             std::thread::sleep(Duration::from_secs(seconds));
+        }
+        Probe::Hog { seconds } => {
+            let outcome = hog::run(Duration::from_secs(seconds));
+            println!("hog_cpu_ms {}", outcome.cpu.as_millis());
+            println!("hog_longest_wait_ms {}", outcome.longest_wait.as_millis());
+            println!("hog_waits {}", outcome.waits);
         }
         Probe::Burn { cpu_ms } => cpu_time::burn_cpu(Duration::from_millis(cpu_ms)),
     }
