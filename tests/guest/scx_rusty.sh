@@ -56,8 +56,10 @@ within_one() {
 
 # stat_lines N: the newest N stats lines of $LOG.
 stat_lines() { grep "domains (util, load)" "$LOG" | tail -n "$1"; }
-# sum_of LINES PATTERN: the sum over LINES of the numbers sed PATTERN picks (one or two per line).
-sum_of() { echo "$1" | sed -n "s/$2/\1 \2/p" | awk '{ s += $1 + $2 } END { print s + 0 }'; }
+# sum_of LINES PATTERN: the sum over LINES of the number sed PATTERN picks (one group).
+sum_of() { echo "$1" | sed -n "s/$2/\1/p" | awk '{ s += $1 } END { print s + 0 }'; }
+# sum_pairs_of LINES PATTERN: the same for a PATTERN with two groups, both summed.
+sum_pairs_of() { echo "$1" | sed -n "s/$2/\1 \2/p" | awk '{ s += $1 + $2 } END { print s + 0 }'; }
 node_of() { [ "$(last_cpu "$1")" -lt 4 ] && echo 0 || echo 1; }
 # stat_sum LOG FIELD: the number after FIELD on the "totals:" line.
 total_of() { grep "totals:" "$1" | tail -n 1 | sed -n "s/.*$2 \([0-9]*\).*/\1/p"; }
@@ -172,7 +174,7 @@ at2="$(node_of "$1") $(node_of "$2")"
 sleep 5
 at7="$(node_of "$1") $(node_of "$2")"
 lines=$(stat_lines 7)
-applied=$(sum_of "$lines" '.*applied \([0-9]*\)\/\([0-9]*\).*')
+applied=$(sum_pairs_of "$lines" '.*applied \([0-9]*\)\/\([0-9]*\).*')
 late=$(echo "$lines" | tail -n 4)
 expired_ran=$(sum_of "$late" '.*expired ran\/not-run \([0-9]*\)\/[0-9]* .*')
 expired_not_run=$(sum_of "$late" '.*expired ran\/not-run [0-9]*\/\([0-9]*\) .*')

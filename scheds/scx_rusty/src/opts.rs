@@ -15,7 +15,7 @@ use scxkit_runtime::{CommonOpts, SchedulerOptions};
 /// Upstream's spellings of these options are accepted too (README: "Upstream's options");
 /// its options that scx_rusty does not implement are refused by name.
 #[derive(Debug, Parser)]
-#[command(name = "scx_rusty")]
+#[command(name = "scx_rusty", allow_negative_numbers = true)]
 pub struct Opts {
     /// Make one domain per cache of this level (2: L2) instead of one per last-level cache.
     #[arg(short = 'c', long, value_name = "LEVEL", conflicts_with = "cpumasks",
@@ -264,6 +264,8 @@ mod tests {
         assert!(err(&["--direct-greedy-under", "101"]).contains("101"));
         assert!(err(&["--node-imbalance-pct", "100"]).contains("--node-imbalance-pct 100: expected a percentage from 0 to 99"));
         assert!(err(&["--domain-imbalance-pct=-1"]).contains("--domain-imbalance-pct -1"));
+        assert!(err(&["--node-imbalance-pct", "-1"]).contains("--node-imbalance-pct -1"), "a negative value apart, as a value");
+        assert!(err(&["--interval", "-2"]).contains("--interval -2"));
         assert!(err(&["--domain-imbalance-pct", "nan"]).contains("--domain-imbalance-pct NaN"));
         assert!(err(&["--max-moves-per-pass", "0"]).contains("0"));
         let o = parse(&["--node-imbalance-pct", "25", "--domain-imbalance-pct", "2.5", "--max-moves-per-pass", "64"]).unwrap();
