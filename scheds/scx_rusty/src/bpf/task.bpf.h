@@ -24,9 +24,12 @@ static __always_inline struct task_ctx *task_ctx_get(const struct task_struct *p
 
 /* Whether sched_ext has initialized p for the loaded scheduler (its state is not NONE): a task
  * the scheduler should know. The state mask is read from the running kernel's BTF: its width
- * changed between kernels. */
+ * changed between kernels. A kernel without it counts every task without state as left out
+ * rather than none. */
 static __always_inline bool scx_task_initialized(const struct task_struct *p)
 {
+	if (!bpf_core_enum_value_exists(enum scx_ent_flags, SCX_TASK_STATE_MASK))
+		return true;
 	return p->scx.flags & bpf_core_enum_value(enum scx_ent_flags, SCX_TASK_STATE_MASK);
 }
 
