@@ -82,10 +82,6 @@ pub struct Decision {
     pub slice_ns: u64,
     /// Order among the tasks waiting for any CPU: smaller runs first.
     pub vtime: u64,
-    /// The policy's own clock for the task, when its order is something else (a deadline
-    /// ahead of the vruntime): the largest that started running comes back as
-    /// [`Dispatcher::vruntime_now`]. None: the clock is the order, `vtime`.
-    pub vruntime: Option<u64>,
     /// The task's next wakeups, decided now: None hands each one over.
     pub grant: Option<WakeGrant>,
 }
@@ -93,7 +89,7 @@ pub struct Decision {
 /// Wakeups decided ahead: BPF queues them itself, without a round trip through the policy,
 /// until the task has run `budget_ns` in all since the decision, and for at most a second.
 /// Each goes to an idle CPU if there is one, else among the tasks waiting for any CPU at
-/// `credit_ns` before the policy's clock ([`Dispatcher::vruntime_now`]) (and ahead of the task its
+/// `credit_ns` before the queue's now ([`Dispatcher::vtime_now`]) (and ahead of the task its
 /// CPU runs, if that one lags further), with the decision's slice, preempting that task
 /// unless the wakeup came from a task about to sleep. What the task runs meanwhile is
 /// charged at its next hand-over (`QueuedTask::run_ns`). `--full-user` ignores grants.
@@ -128,8 +124,6 @@ pub trait Policy {
 pub struct KernelView {
     /// The largest vtime of a task that started running after a decision: the policy's "now".
     pub vtime_now: u64,
-    /// The same for the decisions' `vruntime` (their `vtime` where they gave none).
-    pub vruntime_now: u64,
     /// Tasks dispatched to any CPU that wait for one (0 where the kernel cannot count them).
     pub nr_queued: u64,
 }
@@ -163,11 +157,6 @@ impl<'a> Dispatcher<'a> {
         self.kernel.vtime_now
     }
 
-    /// The largest [`Decision::vruntime`] of a dispatched task that has started running.
-    pub fn vruntime_now(&self) -> u64 {
-        self.kernel.vruntime_now
-    }
-
     /// Tasks already dispatched to any CPU and still waiting for one.
     pub fn nr_queued_in_kernel(&self) -> u64 {
         self.kernel.nr_queued
@@ -185,7 +174,6 @@ impl<'a> Dispatcher<'a> {
             enq_seq: task.enq_seq,
             slice_ns: decision.slice_ns,
             vtime: decision.vtime,
-            vruntime: decision.vruntime.unwrap_or(0),
             grant_budget_ns: decision.grant.map_or(0, |g| g.budget_ns),
             grant_credit_ns: decision.grant.map_or(0, |g| g.credit_ns),
         };

@@ -161,7 +161,6 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
         }
         let kernel = KernelView {
             vtime_now: SharedState::load(field!(shared, vtime_now)),
-            vruntime_now: SharedState::load(field!(shared, vruntime_now)),
             nr_queued: SharedState::load(field!(shared, nr_shared_queued)),
         };
         let nr_cpus = SharedState::load(field!(shared, nr_cpus_online)).max(1) as usize;

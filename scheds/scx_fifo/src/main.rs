@@ -51,7 +51,7 @@ impl Policy for Fifo {
     fn dispatch(&mut self, out: &mut Dispatcher) -> usize {
         for _ in 0..out.nr_cpus() {
             let Some(task) = self.waiting.pop_front() else { break };
-            let decision = Decision { target: Target::AnyCpu, slice_ns: self.slice_ns, vtime: self.sent, vruntime: None, grant: None };
+            let decision = Decision { target: Target::AnyCpu, slice_ns: self.slice_ns, vtime: self.sent, grant: None };
             if out.dispatch(&task, decision) {
                 self.sent += 1;
             } else {

@@ -14,8 +14,6 @@ const WEIGHT_NICE0: u64 = scxkit_userspace::NICE0_WEIGHT as u64;
 const RATE_PERIOD_NS: u64 = 100_000_000;
 /// Tasks not seen for this long are forgotten, ns.
 const FORGET_AFTER_NS: u64 = 10_000_000_000;
-/// The most of what a task ran since it last slept that counts in its deadline, ns.
-const RUN_CAP_NS: u64 = 100_000_000;
 /// Room for this many tasks' state, made up front so the loop does not allocate.
 const TASKS_CAPACITY: usize = 8192;
 
@@ -59,24 +57,12 @@ impl TaskState {
     }
 }
 
-/// A task handed over and not yet dispatched.
-#[derive(Debug, Clone, Copy)]
-struct Waiting {
-    task: QueuedTask,
-    vruntime: u64,
-    interactive: bool,
-}
-
 pub struct Rustland {
     settings: Settings,
     tasks: HashMap<i32, TaskState>,
-    /// Tasks waiting, by (deadline, arrival): the smallest runs first. A task's deadline is
-    /// its vruntime plus what it ran since it last slept (at most RUN_CAP_NS, charged
-    /// alike): of two tasks as far behind, the one that asks for less goes first, a short
-    /// build job before a hog in the middle of a long run. The clock (`min_vruntime`) stays
-    /// in vruntime: a hog's deadline, far ahead, must not move every task's credit floor.
-    /// It is BPF's `vruntime_now`, which moves with the CPU time used.
-    queue: BTreeMap<(u64, u64), Waiting>,
+    /// Tasks waiting, by (vruntime, arrival): the smallest runs first; with whether each is
+    /// interactive.
+    queue: BTreeMap<(u64, u64), (QueuedTask, bool)>,
     arrivals: u64,
     min_vruntime: u64,
     forget_at_ns: u64,
@@ -114,25 +100,6 @@ impl Rustland {
     fn task_slice_ns(&self, slice_ns: u64, weight: u32) -> u64 {
         let weight = u64::from(weight.max(1)).min(WEIGHT_NICE0);
         (slice_ns * weight / WEIGHT_NICE0).max(self.settings.slice_min_ns)
-    }
-
-    /// Virtual time for `ns` of CPU: scaled by the inverse of the weight, and divided by the
-    /// boost for an interactive task.
-    fn charge_ns(&self, ns: u64, weight: u32, interactive: bool) -> u64 {
-        let charge_ns = ns * WEIGHT_NICE0 / u64::from(weight.max(1));
-        if interactive { charge_ns / self.settings.slice_boost } else { charge_ns }
-    }
-
-    /// The furthest behind the clock a task that has not slept may stay: as far as its
-    /// deadline may lie ahead of its vruntime. It keeps the lag it has earned while it waited
-    /// (with a sleeper's floor, a hog waiting behind a stream of new tasks was pulled up to
-    /// the clock at each turn, its deadline 100 ms ahead of theirs, and starved). A hog at
-    /// this floor queues at the clock: after sleepers (a slice before it) and new tasks (half
-    /// a slice). A slice further, hogs that the clock had outrun (new tasks, placed behind
-    /// it, take more than their share) went before new tasks: a command under hogs and a
-    /// fork storm took 60 ms at p99, 7 ms with the vruntime order.
-    fn lag_floor(&self) -> u64 {
-        self.min_vruntime.saturating_sub(RUN_CAP_NS)
     }
 
     /// What an interactive task's wakeups get without asking: a sleeper's full credit (the
@@ -180,13 +147,6 @@ impl Rustland {
     }
 }
 
-/// Whether the task went to sleep since its last hand-over (the time it ran since it last
-/// slept is then less than what it ran since the hand-over, or none), rather than being
-/// preempted or ending its slice.
-fn slept_since_handed_over(task: &QueuedTask) -> bool {
-    task.runtime_since_sleep_ns == 0 || task.runtime_since_sleep_ns < task.run_ns
-}
-
 impl Policy for Rustland {
     fn enqueue(&mut self, task: QueuedTask) {
         let now_ns = monotonic_ns();
@@ -203,31 +163,28 @@ impl Policy for Rustland {
         state.update_rate(task.nvcsw, now_ns);
         state.last_seen_ns = now_ns;
         let state = *state;
-        let interactive = self.is_interactive(&state);
-        let floor = if slept_since_handed_over(&task) { credit_floor } else { self.lag_floor() };
-        let vruntime = (state.vruntime + self.charge_ns(task.run_ns, task.weight, interactive)).max(floor);
+        let mut charge_ns = task.run_ns * WEIGHT_NICE0 / u64::from(task.weight.max(1));
+        if self.is_interactive(&state) {
+            charge_ns /= self.settings.slice_boost;
+        }
+        // A sleeper's credit is at most one slice behind the queue.
+        let vruntime = (state.vruntime + charge_ns).max(credit_floor);
         self.tasks.get_mut(&task.pid).expect("just inserted").vruntime = vruntime;
         self.arrivals += 1;
-        let deadline = vruntime + self.charge_ns(task.runtime_since_sleep_ns.min(RUN_CAP_NS), task.weight, interactive);
-        self.queue.insert((deadline, self.arrivals), Waiting { task, vruntime, interactive });
+        self.queue.insert((vruntime, self.arrivals), (task, self.is_interactive(&state)));
         self.log_watched(&task, now_ns);
     }
 
     fn dispatch(&mut self, out: &mut Dispatcher) -> usize {
-        // The queue's clock is BPF's: what has started running or been used, not what was
-        // handed over: a heavy task's far vtime must not drag the others' credit bound along.
-        self.min_vruntime = self.min_vruntime.max(out.vruntime_now());
-        let shared_slice_ns = self.slice_ns(out.nr_cpus(), out.nr_queued_in_kernel());
-        while let Some(((deadline, arrival), waiting)) = self.queue.pop_first() {
-            let Waiting { task, vruntime, interactive } = waiting;
-            // An interactive task keeps the base slice: it runs in short bursts, and cut to
-            // a share of the load, a frame's work ended at a tick and went back through this
-            // process, behind a hog's turn.
-            let slice_ns = self.task_slice_ns(if interactive { self.settings.slice_ns } else { shared_slice_ns }, task.weight);
+        // The queue's clock is what has started running, not what was handed over: a heavy
+        // task's far vtime must not drag the others' credit bound along.
+        self.min_vruntime = self.min_vruntime.max(out.vtime_now());
+        let slice_ns = self.slice_ns(out.nr_cpus(), out.nr_queued_in_kernel());
+        while let Some(((vruntime, arrival), (task, interactive))) = self.queue.pop_first() {
+            let slice_ns = self.task_slice_ns(slice_ns, task.weight);
             let grant = interactive.then(|| self.wake_grant());
-            let decision = Decision { target: Target::AnyCpu, slice_ns, vtime: deadline, vruntime: Some(vruntime), grant };
-            if !out.dispatch(&task, decision) {
-                self.queue.insert((deadline, arrival), waiting);
+            if !out.dispatch(&task, Decision { target: Target::AnyCpu, slice_ns, vtime: vruntime, grant }) {
+                self.queue.insert((vruntime, arrival), (task, interactive));
                 break;
             }
         }
@@ -273,49 +230,13 @@ mod tests {
         policy.enqueue(QueuedTask::new(1, 100, 10 * MS, 0));
         policy.enqueue(QueuedTask::new(2, 1, 10 * MS, 0));
         // Both handed over; the light task (small vtime) is the one that runs.
-        let mut out = Dispatcher::recording(1, KernelView { vtime_now: 10 * MS, vruntime_now: 10 * MS, nr_queued: 1 });
+        let mut out = Dispatcher::recording(1, KernelView { vtime_now: 10 * MS, nr_queued: 1 });
         policy.dispatch(&mut out);
-        assert_eq!(out.recorded()[1].3, 2000 * MS, "nice-19-like weight 1: charged 100 times, its run since sleeping too");
+        assert_eq!(out.recorded()[1].3, 1000 * MS, "nice-19-like weight 1: charged 100 times");
         policy.enqueue(QueuedTask::new(1, 100, 10 * MS, 0));
-        let mut out = Dispatcher::recording(1, KernelView { vtime_now: 10 * MS, vruntime_now: 10 * MS, nr_queued: 1 });
+        let mut out = Dispatcher::recording(1, KernelView { vtime_now: 10 * MS, nr_queued: 1 });
         policy.dispatch(&mut out);
-        assert_eq!(out.recorded()[0].3, 30 * MS, "vruntime 20 ms and 10 ms since it slept: not pulled up to the heavy task's vtime");
-    }
-
-    #[test]
-    fn of_two_tasks_as_far_behind_the_one_that_ran_less_since_sleeping_goes_first() {
-        let mut policy = policy(1);
-        policy.tasks.insert(1, TaskState::new(100 * MS, 0, 0));
-        policy.tasks.insert(2, TaskState::new(100 * MS, 0, 0));
-        policy.min_vruntime = 100 * MS;
-        let mut hog = QueuedTask::new(1, 100, 5 * MS, 0);
-        hog.runtime_since_sleep_ns = 500 * MS;
-        policy.enqueue(hog);
-        policy.enqueue(QueuedTask::new(2, 100, 5 * MS, 0));
-        let mut out = Dispatcher::recording(1, KernelView::default());
-        policy.dispatch(&mut out);
-        let order: Vec<(i32, u64)> = out.recorded().iter().map(|d| (d.0, d.3)).collect();
-        assert_eq!(order, vec![(2, 110 * MS), (1, 205 * MS)], "the hog's run since sleeping counts up to 100 ms");
-    }
-
-    #[test]
-    fn the_clock_follows_the_vruntime_started_not_the_deadline() {
-        let mut policy = policy(1);
-        let mut hog = QueuedTask::new(1, 100, 5 * MS, 0);
-        hog.runtime_since_sleep_ns = 500 * MS;
-        policy.tasks.insert(1, TaskState::new(1000 * MS, 0, 0));
-        policy.enqueue(hog);
-        let mut out = Dispatcher::recording(1, KernelView::default());
-        policy.dispatch(&mut out);
-        let sent = out.recorded();
-        assert_eq!(sent[0].3, 1105 * MS, "queued at its deadline");
-        // The hog started: the kernel reports its deadline as vtime_now, its vruntime apart.
-        let view = KernelView { vtime_now: 1105 * MS, vruntime_now: 1005 * MS, nr_queued: 0 };
-        policy.dispatch(&mut Dispatcher::recording(1, view));
-        policy.enqueue(QueuedTask::new(2, 100, 0, 0));
-        let mut out = Dispatcher::recording(1, view);
-        policy.dispatch(&mut out);
-        assert_eq!(out.recorded()[0].3, 995 * MS, "a new task half a slice behind the vruntime clock, ahead of the hog");
+        assert_eq!(out.recorded()[0].3, 20 * MS, "not pulled up to the heavy task's vtime");
     }
 
     #[test]
@@ -327,32 +248,6 @@ mod tests {
         let mut out = Dispatcher::recording(1, KernelView::default());
         policy.dispatch(&mut out);
         assert_eq!(out.recorded()[0].3, 980 * MS, "one 20 ms slice behind the queue");
-    }
-
-    #[test]
-    fn a_preempted_task_keeps_its_lag_up_to_the_run_cap() {
-        let mut policy = policy(1);
-        policy.tasks.insert(1, TaskState::new(900 * MS, 0, 0));
-        policy.tasks.insert(2, TaskState::new(500 * MS, 0, 0));
-        policy.min_vruntime = 1000 * MS;
-        let mut hog = QueuedTask::new(1, 100, MS, 0);
-        hog.runtime_since_sleep_ns = 0;
-        policy.enqueue(hog);
-        let mut out = Dispatcher::recording(1, KernelView::default());
-        policy.dispatch(&mut out);
-        assert_eq!(out.recorded()[0].3, 980 * MS, "it slept: a sleeper's floor, one slice behind");
-        policy.enqueue(QueuedTask::new(1, 100, MS, 0));
-        let mut out = Dispatcher::recording(1, KernelView::default());
-        policy.dispatch(&mut out);
-        assert_eq!(out.recorded()[0].3, 982 * MS, "preempted, not behind: charged its run, deadline 1 ms on");
-        let mut hog = QueuedTask::new(2, 100, MS, 0);
-        hog.runtime_since_sleep_ns = 300 * MS;
-        policy.enqueue(hog);
-        policy.enqueue(QueuedTask::new(3, 100, 0, 0));
-        let mut out = Dispatcher::recording(1, KernelView::default());
-        policy.dispatch(&mut out);
-        let order: Vec<(i32, u64)> = out.recorded().iter().map(|d| (d.0, d.3)).collect();
-        assert_eq!(order, vec![(3, 990 * MS), (2, 1000 * MS)], "a hog far behind keeps 100 ms of lag: at the clock, after a new task");
     }
 
     #[test]
@@ -392,22 +287,6 @@ mod tests {
         }
         assert_eq!(policy.slice_ns(2, 2), 20 * MS / 3, "two waiting per CPU, half of them in the kernel");
         assert_eq!(policy.slice_ns(2, 400), MS);
-    }
-
-    #[test]
-    fn an_interactive_task_keeps_the_base_slice_under_load() {
-        let mut policy = policy(10);
-        let mut sleeper = TaskState::new(0, 0, 0);
-        sleeper.nvcsw_rate = 50.0;
-        policy.tasks.insert(1, sleeper);
-        for pid in 1..=5 {
-            policy.enqueue(QueuedTask::new(pid, 100, MS, 0));
-        }
-        let mut out = Dispatcher::recording(1, KernelView::default());
-        policy.dispatch(&mut out);
-        let slices: HashMap<i32, u64> = out.recorded().iter().map(|d| (d.0, d.2)).collect();
-        assert_eq!(slices[&1], 20 * MS, "interactive: the base slice");
-        assert_eq!(slices[&2], 20 * MS / 6, "a hog: a share, five waiting on one CPU");
     }
 
     #[test]

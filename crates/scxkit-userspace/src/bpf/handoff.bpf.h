@@ -163,7 +163,6 @@ static void apply_decision(const struct usched_decision *d)
 	if (tctx) {
 		tctx->custody_seq = 0;
 		tctx->vtime = d->vtime;
-		tctx->vruntime = d->vruntime ?: d->vtime;
 		tctx->grant_budget_ns = d->grant_budget_ns;
 		tctx->grant_credit_ns = d->grant_credit_ns;
 		tctx->grant_slice_ns = d->slice_ns;
@@ -192,14 +191,13 @@ static void apply_decision(const struct usched_decision *d)
 	bpf_task_release(p);
 }
 
-/* Where granted p goes in the shared queue: grant_credit_ns before the policy's clock (a
- * sleeper asks for nothing yet: its deadline is its vruntime), and ahead of the task its CPU
- * runs when that one is further behind: the clock is the latest vruntime started on any CPU,
- * and a task bound to one CPU (or on a CPU others left alone) may lag it by more than a
- * credit. */
+/* Where granted p goes in the shared queue: grant_credit_ns before the queue's now, and
+ * ahead of the task its CPU runs when that one is further behind: the queue's now is the
+ * latest vtime started on any CPU, and a task bound to one CPU (or on a CPU others left
+ * alone) may lag it by more than a credit. */
 static u64 granted_vtime(struct task_struct *p, const struct task_ctx *tctx)
 {
-	u64 now = vruntime_now, *running = running_vtime_of(scx_bpf_task_cpu(p));
+	u64 now = vtime_now, *running = running_vtime_of(scx_bpf_task_cpu(p));
 	u64 vtime = now > tctx->grant_credit_ns ? now - tctx->grant_credit_ns : 0;
 
 	if (running && *running && time_before(*running, vtime))

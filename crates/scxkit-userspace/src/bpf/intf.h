@@ -70,13 +70,9 @@ struct usched_decision {
 	s32 cpu;
 	u64 enq_seq;
 	u64 slice_ns;
-	/* Order among the tasks waiting for any CPU: smaller runs first. */
 	u64 vtime;
-	/* The policy's own clock for this task, when its order (vtime) is something else (a
-	 * deadline): BPF reports the largest one that started running (vruntime_now). 0: vtime. */
-	u64 vruntime;
 	/* A grant: until the task has run grant_budget_ns in all since this decision, BPF
-	 * queues its wakeups itself, grant_credit_ns before the policy's clock (vruntime_now), with
+	 * queues its wakeups itself, grant_credit_ns before the queue's now (vtime_now), with
 	 * this slice, without a round trip through userspace. 0: every wakeup is handed over. */
 	u64 grant_budget_ns;
 	u64 grant_credit_ns;

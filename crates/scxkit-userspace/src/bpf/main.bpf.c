@@ -150,47 +150,7 @@ void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 	tctx->started_ns = bpf_ktime_get_ns();
 	if (tctx->vtime && time_before(vtime_now, tctx->vtime))
 		vtime_now = tctx->vtime;
-	if (tctx->vruntime && time_before(vruntime_now, tctx->vruntime))
-		vruntime_now = tctx->vruntime;
 	tctx->vtime = 0;
-	tctx->vruntime = 0;
-}
-
-void BPF_STRUCT_OPS(usched_runnable, struct task_struct *p, u64 enq_flags)
-{
-	struct task_ctx *tctx = task_ctx(p);
-
-	if (!tctx || tctx->counted_weight)
-		return;
-	tctx->counted_weight = p->scx.weight;
-	__sync_fetch_and_add(&runnable_weight, tctx->counted_weight);
-}
-
-void BPF_STRUCT_OPS(usched_quiescent, struct task_struct *p, u64 deq_flags)
-{
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-
-	if (!tctx || !tctx->counted_weight)
-		return;
-	__sync_fetch_and_sub(&runnable_weight, tctx->counted_weight);
-	tctx->counted_weight = 0;
-}
-
-/* The policy's clock moves with the CPU time used, by what a nice-0 task's fair share of
- * ran_ns is worth: ran_ns over the runnable tasks' weight, counted as at least one nice-0 task
- * per online CPU. Moved only by the vruntimes that start, it stood still while new tasks,
- * placed behind it, ran and exited, and tasks queued ahead of it waited for good. A granted
- * task's runs do not move it: the policy grants interactive tasks and charges them a fraction
- * of their run; counted in full, the clock outran two hogs beside a frame loop until each
- * hog's lag reached its floor and its deadline tied the frames' (frame p99 4 ms -> 15 ms). */
-static __always_inline void advance_clock(u64 ran_ns)
-{
-	u64 weight = runnable_weight, floor = nr_cpus_online * SCXK_NICE0_WEIGHT;
-
-	if (weight < floor)
-		weight = floor;
-	if (weight)
-		__sync_fetch_and_add(&vruntime_now, ran_ns * SCXK_NICE0_WEIGHT / weight);
 }
 
 void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
@@ -207,8 +167,6 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 	ran_ns = bpf_ktime_get_ns() - tctx->started_ns;
 	tctx->run_ns += ran_ns;
 	tctx->since_sleep_ns += ran_ns;
-	if (!tctx->grant_budget_ns)
-		advance_clock(ran_ns);
 	/* Stopping while not runnable: it went to sleep of its own accord. */
 	if (!runnable) {
 		tctx->nvcsw++;
@@ -282,5 +240,5 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
 	return watch_timer_start();
 }
 
-SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, runnable, running, stopping,
-	 quiescent, cpu_online, cpu_offline, init);
+SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, running, stopping, cpu_online,
+	 cpu_offline, init);

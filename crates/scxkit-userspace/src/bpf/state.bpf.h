@@ -40,12 +40,6 @@ u64 fallback_total_ns;		/* time spent in fallback, ended periods */
 u64 fallback_entries;
 /* The largest vtime the policy gave a task that then started running: the policy's "now". */
 u64 vtime_now;
-/* The policy's clock where its order is a deadline (usched_decision's vruntime): at least the
- * largest vruntime that started running, and advanced by every run as a nice-0 task's
- * vruntime would advance with its fair share (usched_stopping). */
-u64 vruntime_now;
-/* The weight of the runnable tasks (between ops.runnable and ops.quiescent). */
-u64 runnable_weight;
 /* Tasks waiting in the shared queue for any CPU, as last seen by ops.dispatch. */
 u64 nr_shared_queued;
 
@@ -60,10 +54,6 @@ struct task_ctx {
 	u64 nvcsw;
 	/* The vtime of the decision it was dispatched with, or 0. */
 	u64 vtime;
-	/* The vruntime of that decision, or 0. */
-	u64 vruntime;
-	/* Its weight as counted in runnable_weight while it is runnable, or 0. */
-	u64 counted_weight;
 	/* The grant of its last decision (usched_decision), that decision's slice, and when
 	 * the grant lapses (USCHED_GRANT_MAX_AGE_MS after the decision). */
 	u64 grant_budget_ns;
