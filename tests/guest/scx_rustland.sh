@@ -171,28 +171,15 @@ stop_hogs
 # sweeps): cut to 16 places for the test, under hogs and 128 threads that sleep and wake.
 # Hand-overs beyond it are refused and counted (BPF dispatches those tasks itself), none
 # that was accepted is lost, and a 3 s stop with the record full leaves every task running.
-# Four more hogs measure their longest wait across the stop: BPF served its own queue
-# (fallback, refused hand-overs) strictly first, and a task the policy had queued waited
-# for the whole stop and beyond (5.6 s here, 21 s once with an RCU stall on 6.19); the shared
-# queue is now served at least every 10 ms: 1.1 to 1.3 s, the fallback's start included.
-HOG_WAIT_ACROSS_STOP_MAX_MS=2500
 CLOG=/tmp/scx_rustland-custody.log
 start_hogs "$NCPU"
 start_sched "$CLOG" env SCXKIT_TEST_CUSTODY_PLACES=16 scx_rustland --stats 1
 expect_loaded "scx_rustland with 16 custody places" rustland "$CLOG"
 stress-ng --sleep 2 --sleep-max 64 --timeout 14s --quiet >/dev/null 2>&1 & sleepers=$!
-sleep 4
-probe_hogs=""
-for n in 1 2 3 4; do scxkit-probe hog --seconds 6 > "/tmp/custody-hog$n.txt" & probe_hogs="$probe_hogs $!"; done
-sleep 1
+sleep 5
 kill -STOP "$SCHED_PID"; sleep 1
 ms=$(latency_ms uname -r); sleep 2
 kill -CONT "$SCHED_PID"
-wait $probe_hogs
-waits=$(sed -n 's/^hog_longest_wait_ms //p' /tmp/custody-hog[1-4].txt | tr '\n' ' ')
-worst=$(echo "$waits" | tr ' ' '\n' | sort -n | tail -n 1)
-check "hogs across a 3 s stop with the custody record full wait at most $HOG_WAIT_ACROSS_STOP_MAX_MS ms at a time (longest waits: ${waits:-none}ms)" \
-    [ "$(echo "$waits" | wc -w)" -eq 4 -a "${worst:-99999}" -le "$HOG_WAIT_ACROSS_STOP_MAX_MS" ]
 wait "$sleepers"; sleepers_rc=$?
 sleep 1
 if is_enabled && [ "$(sched_ops)" = rustland ] && [ "$sleepers_rc" -eq 0 ]; then
