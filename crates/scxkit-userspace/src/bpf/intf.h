@@ -36,9 +36,6 @@ enum usched_consts {
 	 * otherwise go unseen by the policy for minutes (and be forgotten), whatever its
 	 * behaviour became. */
 	USCHED_GRANT_MAX_AGE_MS = 1000,
-	/* The longest the shared queue goes unserved while the kernel's queue is never empty
-	 * (fallback, refused hand-overs), ms: then a CPU takes from it first. */
-	USCHED_SHARED_MAX_WAIT_MS = 10,
 	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */
 	USCHED_WATCH_INTERVAL_MS = 50,
 	/* usched_task.flags: not a task, only a wake-up call for the policy (it holds tasks

@@ -95,24 +95,6 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
-/* Moves the shared queue's first task to this CPU, and notes that the queue was served. */
-static __always_inline bool take_shared(void)
-{
-	bool taken = scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ);
-
-	shared_served_ns = bpf_ktime_get_ns();
-	return taken;
-}
-
-/* Whether the shared queue has gone unserved for USCHED_SHARED_MAX_WAIT_MS. The kernel's queue
- * comes first, and it never empties while BPF schedules every task itself (fallback) or takes
- * back the hand-overs the custody record refuses: decided tasks then waited in the shared
- * queue for 21 s, one of them preempted in an RCU read section (a stall, 6.19). */
-static __always_inline bool shared_overdue(void)
-{
-	return time_before(shared_served_ns + USCHED_SHARED_MAX_WAIT_MS * NSEC_PER_MSEC, bpf_ktime_get_ns());
-}
-
 void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 {
 	if (fallback_active(bpf_ktime_get_ns())) {
@@ -138,11 +120,9 @@ void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 	if (scx_bpf_create_dsq_usable()) {
 		if (scx_bpf_dsq_nr_queued_usable())
 			nr_shared_queued = scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ);
-		if (shared_overdue() && take_shared())
-			return;
 		if (scx_bpf_dsq_move_to_local(USCHED_KERNEL_DSQ))
 			return;
-		if (take_shared())
+		if (scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ))
 			return;
 	}
 	nudge_user();

@@ -42,8 +42,6 @@ u64 fallback_entries;
 u64 vtime_now;
 /* Tasks waiting in the shared queue for any CPU, as last seen by ops.dispatch. */
 u64 nr_shared_queued;
-/* When a CPU last took a task from the shared queue, or found it empty. */
-u64 shared_served_ns;
 
 struct task_ctx {
 	/* Bumped by every ops.enqueue: a decision quoting an older value is stale. */
