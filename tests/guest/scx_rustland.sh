@@ -192,6 +192,29 @@ lost=$(grep "totals:" "$CLOG" | tail -n 1 | sed -n 's/.*custody full \([0-9]*\) 
 check "hand-overs beyond the custody record are refused and counted ($full)" [ "${full:-0}" -gt 0 ]
 check "no task the policy held dropped out of the custody record (lost $lost)" [ "$lost" = 0 ]
 
+# 4c. BPF's own queue (refused hand-overs, then the fallback's tasks) and the shared queue of
+# the policy's decisions take turns on each CPU. Three hogs per CPU and a custody record of
+# two places: while the policy is stopped, every hand-over is refused or swept into BPF's
+# queue, which then never empties. Served strictly first, it starved the hogs the policy had
+# queued for the whole 3 s stop (3.56 s, half the CPU time of the others); taking turns,
+# the longest wait was 0.52 s. (On 6.19 in CI, such a wait ended in an RCU stall: a task
+# preempted in an RCU read section waited 21 s.)
+HOG_WAIT_ACROSS_STOP_MAX_MS=1500
+TLOG=/tmp/scx_rustland-turns.log
+start_sched "$TLOG" env SCXKIT_TEST_CUSTODY_PLACES=2 scx_rustland --stats 1
+expect_loaded "scx_rustland with 2 custody places" rustland "$TLOG"
+probe_hogs=""
+for n in $(seq $((3 * NCPU))); do scxkit-probe hog --seconds 8 > "/tmp/turns-hog$n.txt" & probe_hogs="$probe_hogs $!"; done
+sleep 2; kill -STOP "$SCHED_PID"; sleep 3; kill -CONT "$SCHED_PID"
+wait $probe_hogs
+waits=$(sed -n 's/^hog_longest_wait_ms //p' /tmp/turns-hog*.txt | tr '\n' ' ')
+worst=$(echo "$waits" | tr ' ' '\n' | sort -n | tail -n 1)
+check "$((3 * NCPU)) hogs across a 3 s stop, BPF's queue never empty: each waits at most $HOG_WAIT_ACROSS_STOP_MAX_MS ms at a time (longest waits: ${waits:-none}ms)" \
+    [ "$(echo "$waits" | wc -w)" -eq $((3 * NCPU)) -a "${worst:-99999}" -le "$HOG_WAIT_ACROSS_STOP_MAX_MS" ]
+expect_clean_exit "scx_rustland with 2 custody places" "$TLOG"
+turns=$(grep "totals:" "$TLOG" | tail -n 1 | sed -n 's/.*shared turns \([0-9]*\).*/\1/p')
+check "the shared queue took turns ahead of BPF's, counted ($turns)" [ "${turns:-0}" -gt 0 ]
+
 # 5. The FIFO example: loads, schedules, survives stress, stops cleanly.
 FIFO_LOG=/tmp/scx_fifo.log
 start_sched "$FIFO_LOG" scx_fifo --stats 1

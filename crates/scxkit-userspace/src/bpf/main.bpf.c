@@ -95,6 +95,34 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/*
+ * Moves a task from the kernel's queue or the shared one to this CPU. BPF's own queue
+ * (reclaim threads, congestion, fallback, refused hand-overs) comes first, but never twice in
+ * a row on a CPU while the shared queue holds a task for it: while the policy was stopped,
+ * or its custody record full, BPF's queue never emptied, and a task the policy had decided
+ * waited 21 s in the shared queue, once preempted in an RCU read section (a stall, 6.19).
+ */
+static __always_inline bool take_from_queues(void)
+{
+	u32 zero = 0;
+	bool *kernel_last = bpf_map_lookup_elem(&kernel_queue_served_last, &zero);
+
+	if (!kernel_last)
+		return scx_bpf_dsq_move_to_local(USCHED_KERNEL_DSQ) ||
+		       scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ);
+	if (*kernel_last && scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ)) {
+		*kernel_last = false;
+		scxk_stat_inc(USCHED_STAT_SHARED_TURN);
+		return true;
+	}
+	if (scx_bpf_dsq_move_to_local(USCHED_KERNEL_DSQ)) {
+		*kernel_last = true;
+		return true;
+	}
+	*kernel_last = false;
+	return scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ);
+}
+
 void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 {
 	if (fallback_active(bpf_ktime_get_ns())) {
@@ -120,9 +148,7 @@ void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 	if (scx_bpf_create_dsq_usable()) {
 		if (scx_bpf_dsq_nr_queued_usable())
 			nr_shared_queued = scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ);
-		if (scx_bpf_dsq_move_to_local(USCHED_KERNEL_DSQ))
-			return;
-		if (scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ))
+		if (take_from_queues())
 			return;
 	}
 	nudge_user();
