@@ -50,7 +50,7 @@ const REQUIRED_KFUNCS: &[&str] = &[
 const OPTIONAL_KFUNCS: &[(&str, &str)] = &[
     ("scx_bpf_create_dsq", "decisions for any CPU wait in the built-in global FIFO, not in the policy's vtime order"),
     ("scx_bpf_pick_idle_cpu", "a decision for any CPU waits for the next CPU to look for work, not for an idle one"),
-    ("scx_bpf_kick_cpu", "while the policy is stopped, the tasks it held wait until a CPU looks for work by itself (a wakeup or the end of a slice): with every task held and every CPU idle, that can take seconds"),
+    ("scx_bpf_kick_cpu", "while the policy is stopped, the tasks it held wait until a CPU finds the global queue empty and asks for work: with every task held and every CPU idle, or hogs queued there, that can take seconds"),
     ("scx_bpf_dsq_nr_queued", "the policy does not see how many tasks wait in the kernel's queue (scx_rustland's slice does not shrink with them)"),
 ];
 

@@ -112,9 +112,9 @@ enum usched_stat_idx {
 	USCHED_STAT_GRANTED,
 	/* 1 while the CPU runs a task of this scheduler (summed: tasks running). */
 	USCHED_STAT_RUNNING,
-	/* Dispatches that took from the shared queue ahead of BPF's own because the CPU's
-	 * previous dispatch took from BPF's: the two queues take turns while both hold work. */
-	USCHED_STAT_SHARED_TURN,
+	/* Tasks taken from the shared queue while tasks waited in BPF's own, because the CPU's
+	 * previous task came from BPF's: the two queues take turns while both hold work. */
+	USCHED_STAT_SHARED_FIRST,
 	USCHED_NR_STATS,
 };
 

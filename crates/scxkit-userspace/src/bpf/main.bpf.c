@@ -95,31 +95,38 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
+/* Whether tasks wait in BPF's own queue (false where the kernel cannot count them). */
+static __always_inline bool bpf_queue_waiting(void)
+{
+	return scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(USCHED_KERNEL_DSQ) > 0;
+}
+
 /*
- * Moves a task from the kernel's queue or the shared one to this CPU. BPF's own queue
- * (reclaim threads, congestion, fallback, refused hand-overs) comes first, but never twice in
- * a row on a CPU while the shared queue holds a task for it: while the policy was stopped,
- * or its custody record full, BPF's queue never emptied, and a task the policy had decided
- * waited 21 s in the shared queue, once preempted in an RCU read section (a stall, 6.19).
+ * Moves a task from BPF's own queue or the shared one to this CPU. BPF's queue (reclaim
+ * threads, congestion, fallback, refused hand-overs) comes first, but never twice in a row on
+ * a CPU while the shared queue holds a task for it: while the policy was stopped, or its
+ * custody record full, BPF's queue never emptied, and a task the policy had decided waited
+ * 21 s in the shared queue, once preempted in an RCU read section (a stall, 6.19).
  */
 static __always_inline bool take_from_queues(void)
 {
 	u32 zero = 0;
-	bool *kernel_last = bpf_map_lookup_elem(&kernel_queue_served_last, &zero);
+	bool *bpf_last = bpf_map_lookup_elem(&bpf_queue_served_last, &zero);
 
-	if (!kernel_last)
+	if (!bpf_last)	/* never: the verifier wants the check */
 		return scx_bpf_dsq_move_to_local(USCHED_KERNEL_DSQ) ||
 		       scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ);
-	if (*kernel_last && scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ)) {
-		*kernel_last = false;
-		scxk_stat_inc(USCHED_STAT_SHARED_TURN);
+	if (*bpf_last && scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ)) {
+		*bpf_last = false;
+		if (bpf_queue_waiting())
+			scxk_stat_inc(USCHED_STAT_SHARED_FIRST);
 		return true;
 	}
 	if (scx_bpf_dsq_move_to_local(USCHED_KERNEL_DSQ)) {
-		*kernel_last = true;
+		*bpf_last = true;
 		return true;
 	}
-	*kernel_last = false;
+	*bpf_last = false;
 	return scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ);
 }
 

@@ -80,13 +80,13 @@ static __always_inline u64 *running_vtime_of(s32 cpu)
 	return bpf_map_lookup_elem(&running_vtimes, &key);
 }
 
-/* Whether each CPU's last dispatch from the two queues took from the kernel's (BPF's own). */
+/* Whether each CPU's last task from the two queues came from BPF's own. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, bool);
-} kernel_queue_served_last SEC(".maps");
+} bpf_queue_served_last SEC(".maps");
 
 SCXK_STATS(USCHED_NR_STATS)
 
