@@ -45,7 +45,6 @@ scxkit::metric_set! {
         DECISIONS_CANCELLED = MetricDef::counter("decisions_cancelled_total", &[], "Decisions dropped: the task was enqueued again, dequeued or gone since it was handed over."),
         DECISIONS_REPLACED = MetricDef::counter("decisions_replaced_total", &[], "Decisions naming a CPU the task may not use: sent to any CPU instead."),
         POLICY_NUDGES = MetricDef::counter("policy_nudges_total", &[], "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),
-        CLOCK_STEPS = MetricDef::counter("clock_steps_total", &[], "Steps of one base slice the queue's clock took because it had stood still for 100 ms while tasks waited: tasks queued behind it (granted wakeups, new tasks) never move it, and would keep those ahead of it waiting."),
         SHARED_FIRST = MetricDef::counter("shared_queue_first_total", &[], "Decided tasks a CPU took while tasks waited in BPF's own queue (fallback, congestion, refused hand-overs), because its previous task came from there: the two queues take turns, so neither starves the other (where the kernel has user queues)."),
         FALLBACK_SECONDS = def("fallback_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "Time BPF scheduled on its own because the policy process was silent."),
         FALLBACK_ENTRIES = MetricDef::counter("fallback_entries_total", &[], "Times the policy went silent and BPF took over."),
@@ -72,7 +71,6 @@ pub static COUNTERS: &[CounterSlot] = &[
     (intf::USCHED_STAT_REPLACED, &DECISIONS_REPLACED),
     (intf::USCHED_STAT_NUDGE, &POLICY_NUDGES),
     (intf::USCHED_STAT_SHARED_FIRST, &SHARED_FIRST),
-    (intf::USCHED_STAT_CLOCK_STEP, &CLOCK_STEPS),
 ];
 
 /// The framework's state in the BPF object's .bss, read at one instant.
@@ -107,7 +105,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
-        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} clock steps {} | custody full {} lost {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
+        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} | custody full {} lost {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
         now.get("tasks_running", &[]),
         now.get("tasks_queued", &[]),
         now.get("tasks_waiting_user", &[]),
@@ -119,7 +117,6 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         d("decisions_replaced_total", &[]),
         d("policy_nudges_total", &[]),
         d("shared_queue_first_total", &[]),
-        d("clock_steps_total", &[]),
         d("custody_full_total", &[]),
         d("custody_lost_total", &[]),
         now.get("fallback_seconds_total", &[]),
@@ -183,7 +180,7 @@ mod tests {
         let after = reading(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0);
         let line = log_line(&before, &after);
         assert!(line.contains("dispatched 6: user 4 granted 0 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
-        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 shared first 3 clock steps 0 | custody full 0 lost 0"), "{line}");
+        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 shared first 3 | custody full 0 lost 0"), "{line}");
         assert!(line.contains("cpu 2 ms"), "{line}");
     }
 }

@@ -36,9 +36,6 @@ enum usched_consts {
 	 * otherwise go unseen by the policy for minutes (and be forgotten), whatever its
 	 * behaviour became. */
 	USCHED_GRANT_MAX_AGE_MS = 1000,
-	/* The clock (vtime_now) moves one base slice on when it has stood still this long while
-	 * tasks waited in the shared queue, ms (see age_clock). */
-	USCHED_CLOCK_STALL_MS = 100,
 	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */
 	USCHED_WATCH_INTERVAL_MS = 50,
 	/* usched_task.flags: not a task, only a wake-up call for the policy (it holds tasks
@@ -118,8 +115,6 @@ enum usched_stat_idx {
 	/* Tasks taken from the shared queue while tasks waited in BPF's own, because the CPU's
 	 * previous task came from BPF's: the two queues take turns while both hold work. */
 	USCHED_STAT_SHARED_FIRST,
-	/* Steps of the clock taken because it had stood still while tasks waited (age_clock). */
-	USCHED_STAT_CLOCK_STEP,
 	USCHED_NR_STATS,
 };
 

@@ -95,31 +95,6 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
-/* Whether tasks wait in the shared queue (0 where the kernel cannot count them). */
-static __always_inline bool shared_queue_waiting(void)
-{
-	return scx_bpf_create_dsq_usable() && scx_bpf_dsq_nr_queued_usable() &&
-	       scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ) > 0;
-}
-
-/*
- * Moves the clock (vtime_now) one base slice on when it has stood still for
- * USCHED_CLOCK_STALL_MS while tasks waited in the shared queue. Only a task queued ahead of
- * the clock moves it, when it starts; the tasks queued behind it (granted wakeups, new tasks)
- * can keep every CPU busy for as long as they keep coming: on four CPUs beside 32 fork loops,
- * a hog charged for its start-up waited 22 to 30 s for the clock to reach it.
- */
-static __always_inline void age_clock(u64 now)
-{
-	u64 moved = vtime_now_moved_ns;
-
-	if (now - moved < USCHED_CLOCK_STALL_MS * NSEC_PER_MSEC || !shared_queue_waiting() ||
-	    !__sync_bool_compare_and_swap(&vtime_now_moved_ns, moved, now))
-		return;
-	vtime_now += bypass_slice_ns;
-	scxk_stat_inc(USCHED_STAT_CLOCK_STEP);
-}
-
 /* Whether tasks wait in BPF's own queue (false where the kernel cannot count them). */
 static __always_inline bool bpf_queue_waiting(void)
 {
@@ -162,7 +137,6 @@ void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 	} else {
 		drain_decisions();
 		custody_trim();
-		age_clock(bpf_ktime_get_ns());
 	}
 	/* Decisions go out from here too, but a CPU on its way offline takes no queued work
 	 * other than its own kthreads'. */
@@ -207,10 +181,8 @@ void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 	if (!tctx)
 		return;
 	tctx->started_ns = bpf_ktime_get_ns();
-	if (tctx->vtime && time_before(vtime_now, tctx->vtime)) {
+	if (tctx->vtime && time_before(vtime_now, tctx->vtime))
 		vtime_now = tctx->vtime;
-		vtime_now_moved_ns = tctx->started_ns;
-	}
 	tctx->vtime = 0;
 }
 
@@ -233,6 +205,13 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 		tctx->nvcsw++;
 		tctx->since_sleep_ns = 0;
 	}
+}
+
+/* Whether tasks wait in the shared queue (0 where the kernel cannot count them). */
+static __always_inline bool shared_queue_waiting(void)
+{
+	return scx_bpf_create_dsq_usable() && scx_bpf_dsq_nr_queued_usable() &&
+	       scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ) > 0;
 }
 
 /* Idle CPUs are woken now and then to look for work (a CPU only looks for it in

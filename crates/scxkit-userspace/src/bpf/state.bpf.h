@@ -40,8 +40,6 @@ u64 fallback_total_ns;		/* time spent in fallback, ended periods */
 u64 fallback_entries;
 /* The largest vtime the policy gave a task that then started running: the policy's "now". */
 u64 vtime_now;
-/* When vtime_now last moved, ns. */
-u64 vtime_now_moved_ns;
 /* Tasks waiting in the shared queue for any CPU, as last seen by ops.dispatch. */
 u64 nr_shared_queued;
 
