@@ -57,7 +57,7 @@ sleep 1
 # Only the workers: the parent sleeps throughout.
 light_pids=$(pidof stress-ng | tr ' ' '\n' | grep -v "^$light\$")
 seen=$(cpus_seen 8 $light_pids)
-if grep -q "scx_bpf_create_dsq cannot be called on this kernel" "$LOG"; then
+if lacks_user_queues "$LOG"; then
     skip "light tasks stay on the primary domain 0x3" "this kernel cannot create queues; in the global-FIFO fallback CPUs outside the primary domain take queued work (CPUs seen: $seen)"
 elif [ "$seen" = "0" ] || [ "$seen" = "1" ] || [ "$seen" = "0 1" ]; then
     pass "light tasks stay on the primary domain 0x3 (CPUs seen: $seen)"

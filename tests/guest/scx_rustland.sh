@@ -215,7 +215,7 @@ hogs_running() {
 start_sched "$TLOG" env SCXKIT_TEST_CUSTODY_PLACES=2 scx_rustland --stats 1
 expect_loaded "scx_rustland with 2 custody places" rustland "$TLOG"
 no_user_queues=""
-grep -q "scx_bpf_create_dsq cannot be called on this kernel" "$TLOG" && no_user_queues=1
+lacks_user_queues "$TLOG" && no_user_queues=1
 if [ -n "$no_user_queues" ]; then
     skip "hogs across stops with BPF's queue never empty" "no user queues on this kernel: both queues are the kernel's global one"
 else

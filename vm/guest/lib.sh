@@ -80,6 +80,9 @@ wait_for() {
     return 1
 }
 
+# lacks_user_queues LOG: the scheduler logged that this kernel cannot create queues (7.1/7.2):
+# its queues are all the kernel's global FIFO.
+lacks_user_queues() { grep -q "scx_bpf_create_dsq cannot be called on this kernel" "$1"; }
 sched_state() { cat /sys/kernel/sched_ext/state 2>/dev/null; }
 sched_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
 is_enabled() { [ "$(sched_state)" = enabled ]; }

@@ -95,10 +95,12 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
-/* Whether tasks wait in BPF's own queue (false where the kernel cannot count them). */
-static __always_inline bool bpf_queue_waiting(void)
+/* Whether tasks wait in queue `dsq_id`, one of ours (false where the kernel cannot create or
+ * count them). */
+static __always_inline bool queue_waiting(u64 dsq_id)
 {
-	return scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(USCHED_KERNEL_DSQ) > 0;
+	return scx_bpf_create_dsq_usable() && scx_bpf_dsq_nr_queued_usable() &&
+	       scx_bpf_dsq_nr_queued(dsq_id) > 0;
 }
 
 /*
@@ -118,7 +120,7 @@ static __always_inline bool take_from_queues(void)
 		       scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ);
 	if (*bpf_last && scx_bpf_dsq_move_to_local(USCHED_SHARED_DSQ)) {
 		*bpf_last = false;
-		if (bpf_queue_waiting())
+		if (queue_waiting(USCHED_KERNEL_DSQ))
 			scxk_stat_inc(USCHED_STAT_SHARED_FIRST);
 		return true;
 	}
@@ -207,13 +209,6 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 	}
 }
 
-/* Whether tasks wait in the shared queue (0 where the kernel cannot count them). */
-static __always_inline bool shared_queue_waiting(void)
-{
-	return scx_bpf_create_dsq_usable() && scx_bpf_dsq_nr_queued_usable() &&
-	       scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ) > 0;
-}
-
 /* Idle CPUs are woken now and then to look for work (a CPU only looks for it in
  * ops.dispatch, and an idle one does not call it): while the policy is silent, for the tasks
  * it held; whenever tasks wait in the shared queue, for one queued there while the only CPU
@@ -222,7 +217,7 @@ static __always_inline bool shared_queue_waiting(void)
  * offline). */
 static __always_inline bool work_unseen(void)
 {
-	return fallback_active(bpf_ktime_get_ns()) || shared_queue_waiting() || custody_nonempty();
+	return fallback_active(bpf_ktime_get_ns()) || queue_waiting(USCHED_SHARED_DSQ) || custody_nonempty();
 }
 
 /* Hands the tasks that only a CPU going offline may run to that CPU (see
