@@ -67,11 +67,14 @@ tail -n 6 "$LOG"
 # build job that slept once early in its life was classed interactive, it ran its 20 ms
 # beside the frame loop unpreempted: 1 to 3% of the frames dropped, a frame p99 of 10 to
 # 19 ms; and the frame loop, whose first window counted its start-up, was promoted only
-# after about 120 ms of late frames. Now at most its first two frames drop (before it is
-# promoted), and the p99 is 4 to 8 ms.
+# after about 120 ms of late frames. Now frames are late only in the loop's first 100 ms,
+# while it is still a regular task (promotion takes three sleeps: frames 0 to 2), each
+# then waiting behind the build's new jobs: 0 to 5 frames dropped in eleven runs, the
+# rest on time, and a p99 of 4 to 8 ms.
 UNAME_P90_MAX_US=20000
-FRAMES_DROPPED_MAX_HUNDREDTHS_PCT=100
+FRAMES_DROPPED_MAX_HUNDREDTHS_PCT=200
 FRAME_P99_MAX_US=12000
+STARTUP_FRAMES=6
 LOG4=/tmp/scx_bpfland-desktop.log
 start_sched "$LOG4" scx_bpfland --stats 2
 expect_loaded "scx_bpfland (desktop)" bpfland "$LOG4"
@@ -84,13 +87,16 @@ wait "$frames"; wait "$jobs"; stop_hogs
 uname_p90=$(sort -n /tmp/uname.txt | sed -n 27p)
 dropped=$(sed -n 's/^frames_dropped_pct \([0-9]*\)\.\([0-9][0-9]\).*/\1\2/p' /tmp/frames.txt | sed 's/^0*\(.\)/\1/')
 frame_p99_us=$(sed -n 's/^frame_p99_ms \([0-9]*\)\.\([0-9][0-9]\).*/\1\20/p' /tmp/frames.txt | sed 's/^0*\(.\)/\1/')
+late_after_start=$(sed -n 's/^frames_late //p' /tmp/frames.txt | tr ',' '\n' |
+    awk -F: -v n="$STARTUP_FRAMES" '$1 ~ /^[0-9]+$/ && $1 + 0 >= n' | tr '\n' ' ')
 if [ -n "$uname_p90" ] && [ "$uname_p90" -le "$UNAME_P90_MAX_US" ]; then
     pass "a short command under hogs and a build runs at once: uname p90 $uname_p90 us of 30 runs"
 else fail "a short command under hogs and a build runs at once" "uname p90 '${uname_p90:-?}' us; $(tail -n 2 "$LOG4")"; fi
 if [ -n "$dropped" ] && [ "$dropped" -le "$FRAMES_DROPPED_MAX_HUNDREDTHS_PCT" ] &&
-   [ -n "$frame_p99_us" ] && [ "$frame_p99_us" -le "$FRAME_P99_MAX_US" ]; then
-    pass "a 60 Hz frame loop under hogs and a build keeps its frames: $(tr '\n' ' ' < /tmp/frames.txt)"
-else fail "a 60 Hz frame loop under hogs and a build keeps its frames (at most 1% dropped, p99 12 ms)" "$(tr '\n' ' ' < /tmp/frames.txt)"; fi
+   [ -n "$frame_p99_us" ] && [ "$frame_p99_us" -le "$FRAME_P99_MAX_US" ] &&
+   grep -q '^frames_late ' /tmp/frames.txt && [ -z "$late_after_start" ]; then
+    pass "a 60 Hz frame loop under hogs and a build keeps its frames after its first $STARTUP_FRAMES: $(tr '\n' ' ' < /tmp/frames.txt)"
+else fail "a 60 Hz frame loop under hogs and a build keeps its frames (none late after its first $STARTUP_FRAMES, at most 2% dropped, p99 12 ms)" "$(tr '\n' ' ' < /tmp/frames.txt)"; fi
 check "build jobs completed" grep -q "^build_jobs_per_s [1-9]" /tmp/jobs.txt
 
 # A short command under two hogs and a fork storm (the bench's latency1 mode). A forked task

@@ -23,7 +23,12 @@ pub struct Outcome {
     pub dropped_pct: f64,
     pub response_p50_ms: f64,
     pub response_p99_ms: f64,
+    /// The late frames, as (release index, response in ms), the first `LATE_FRAMES_KEPT`:
+    /// when in the run a loop fell behind tells start-up from a later stall.
+    pub late_frames: Vec<(u64, f64)>,
 }
+
+const LATE_FRAMES_KEPT: usize = 16;
 
 /// What happened to the frames due in a run: each frame run as (release index, response),
 /// in order. Kept apart from the clock so that the rules can be tested.
@@ -32,6 +37,7 @@ struct Tally {
     due: u64,
     delivered: u64,
     responses_ns: Vec<u64>,
+    late_frames: Vec<(u64, f64)>,
 }
 
 impl Tally {
@@ -42,6 +48,8 @@ impl Tally {
         self.responses_ns.push(response.as_nanos() as u64);
         if response <= period {
             self.delivered += 1;
+        } else if self.late_frames.len() < LATE_FRAMES_KEPT {
+            self.late_frames.push((index, response.as_secs_f64() * 1e3));
         }
         (index + 1).max(completed_slot + 1)
     }
@@ -54,6 +62,7 @@ impl Tally {
             dropped_pct: 100.0 * (self.due - self.delivered) as f64 / self.due.max(1) as f64,
             response_p50_ms: ms(0.50),
             response_p99_ms: ms(0.99),
+            late_frames: self.late_frames,
         }
     }
 }
@@ -93,6 +102,7 @@ mod tests {
         let outcome = tally.outcome(Duration::from_millis(160));
         assert_eq!(outcome.dropped_pct, 90.0);
         assert_eq!(outcome.response_p99_ms, 50.0);
+        assert_eq!(outcome.late_frames, vec![(1, 50.0)]);
     }
 
     #[test]

@@ -155,6 +155,8 @@ fn main() -> Result<()> {
             println!("frames_dropped_pct {:.2}", outcome.dropped_pct);
             println!("frame_p50_ms {:.2}", outcome.response_p50_ms);
             println!("frame_p99_ms {:.2}", outcome.response_p99_ms);
+            let late: Vec<String> = outcome.late_frames.iter().map(|(index, ms)| format!("{index}:{ms:.1}")).collect();
+            println!("frames_late {}", if late.is_empty() { "none".to_string() } else { late.join(",") });
         }
         Probe::BuildJobs { parallel, job_cpu_ms, seconds } => {
             let probe = std::env::current_exe().context("finding this program to run its jobs")?;
