@@ -44,6 +44,13 @@ if [ "$faults" = "0 0 0 " ]; then pass "no page faults in the policy process in 
 else fail "no page faults in the policy process in steady state" "faults per second: $faults"; fi
 check "decisions come from userspace under load" sh -c "[ \"\$(grep dispatched $LOG | tail -n 1 | sed -n 's/.*: user \([0-9]*\) .*/\1/p')\" -gt 0 ]"
 expect_prometheus scx_rustland 'dispatched_tasks_total{scheduler="scx_rustland",type="user"}'
+# The kernel's debug dump (SysRq D here; an ejection prints the same) shows the framework's
+# queues and its clock, against which the tasks listed there have their dsq_vtime.
+sched_ext_dump > /tmp/usched-dump.txt
+if grep -q "^usched: queued shared [0-9]*, BPF's own [0-9]*" /tmp/usched-dump.txt &&
+   grep -q "^usched: vtime_now [1-9][0-9]*, sent [1-9]" /tmp/usched-dump.txt; then
+    pass "the kernel's debug dump shows the framework's queues and clock: $(grep '^usched:' /tmp/usched-dump.txt | tr '\n' ' ')"
+else fail "the kernel's debug dump shows the framework's state" "$(grep -c . /tmp/usched-dump.txt) lines: $(grep -i usched /tmp/usched-dump.txt | head -n 3)"; fi
 kill $sleeper; wait $sleeper 2>/dev/null
 
 # 2. SIGSTOP for 40 s with every CPU busy: BPF takes over, a shell command still completes,

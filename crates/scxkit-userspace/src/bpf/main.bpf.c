@@ -268,5 +268,18 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
 	return watch_timer_start();
 }
 
+/* The framework's state in the kernel's debug dump: the queues' clock (each task listed there
+ * shows the vtime it was queued with as dsq_vtime), the queues, what the policy has yet to
+ * decide, and whether BPF schedules on its own. */
+void BPF_STRUCT_OPS(usched_dump, struct scx_dump_ctx *dctx)
+{
+	if (scx_bpf_dsq_nr_queued_usable() && scx_bpf_create_dsq_usable())
+		scxk_dump("usched: queued shared %d, BPF's own %d\n",
+			  scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ),
+			  scx_bpf_dsq_nr_queued(USCHED_KERNEL_DSQ));
+	scxk_dump("usched: vtime_now %llu, sent %llu, undecided %llu, in fallback %d, CPUs online %llu\n",
+		  vtime_now, nr_sent, user_backlog(), fallback_since_ns != 0, nr_cpus_online);
+}
+
 SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, running, stopping, cpu_online,
-	 cpu_offline, init);
+	 cpu_offline, init, dump);
