@@ -57,7 +57,8 @@ enum Probe {
     },
     /// A frame loop: a frame released every PERIOD_US, each costing WORK_US of CPU time and
     /// due before the next release; prints "frames_fps N" (delivered on time per second),
-    /// "frames_dropped_pct N", "frame_p50_ms N" and "frame_p99_ms N" (release to completion).
+    /// "frames_dropped_pct N", "frame_p50_ms N" and "frame_p99_ms N" (release to completion),
+    /// and "frames_late INDEX:MS,..." (the first 16 late frames) or "frames_late none".
     Frames {
         /// Time between releases, in microseconds (16667: 60 Hz).
         #[arg(long, value_name = "US", default_value_t = 16_667, value_parser = clap::value_parser!(u64).range(1000..=1_000_000))]
