@@ -1,4 +1,5 @@
 # vm: --rootfs debian --cpus 2 --nodes 1 --tcg-threads single
+# kernels: 7.3
 # The Debian package and its service, in the Debian guest with systemd (tests/guest.sh puts
 # the package, built by packaging/build-deb.sh, at /root/scxkit.deb): install, configure
 # through upstream's /etc/default/scx, enable; after a reboot the scheduler runs and logs to

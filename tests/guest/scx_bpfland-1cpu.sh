@@ -1,4 +1,5 @@
 # vm: --cpus 1 --nodes 1 --icount
+# kernels: 7.3
 # scx_bpfland on one CPU in the reproducible mode (see VM.md): the kernel skips select_cpu
 # for a task allowed on one CPU, so a waking interactive task must be allowed to preempt
 # from enqueue alone. A 4 ms periodic SCHED_OTHER task under two CPU hogs: its wakeup
