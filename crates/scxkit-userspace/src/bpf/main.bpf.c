@@ -275,16 +275,12 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
  * on its own (as of the last dispatch). */
 void BPF_STRUCT_OPS(usched_dump, struct scx_dump_ctx *dctx)
 {
-	/* Read once each: a newer count of taken messages than of sent ones must not wrap. */
-	u64 handed = nr_sent + user_held, received = user_received;
-
 	if (scx_bpf_dsq_nr_queued_usable() && scx_bpf_create_dsq_usable())
 		scxk_dump("usched: queued shared %d, BPF's own %d\n",
 			  scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ),
 			  scx_bpf_dsq_nr_queued(USCHED_KERNEL_DSQ));
 	scxk_dump("usched: vtime_now %llu, sent %llu, undecided %llu, in fallback %d, CPUs online %llu\n",
-		  vtime_now, nr_sent, handed > received ? handed - received : 0,
-		  fallback_since_ns != 0, nr_cpus_online);
+		  vtime_now, nr_sent, user_backlog(), fallback_since_ns != 0, nr_cpus_online);
 }
 
 SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, running, stopping, cpu_online,

@@ -127,10 +127,13 @@ static __always_inline u64 bypass_slice(const struct task_struct *p)
 	return slice > USCHED_MIN_SLICE_US * 1000ULL ? slice : USCHED_MIN_SLICE_US * 1000ULL;
 }
 
-/* Tasks sent and not yet taken, plus those the policy holds. */
+/* Tasks sent and not yet taken, plus those the policy holds (0, not a wrapped count, when a
+ * newer count of taken messages is read than of sent ones). */
 static __always_inline u64 user_backlog(void)
 {
-	return nr_sent - user_received + user_held;
+	u64 handed = nr_sent + user_held, received = user_received;
+
+	return handed > received ? handed - received : 0;
 }
 
 /*
