@@ -439,6 +439,35 @@ cpus_seen() {
     echo $seen | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//'
 }
 
+# cpu_ticks CPU...: busy and total ticks (USER_HZ) of the CPUs so far, from /proc/stat, as
+# "BUSY TOTAL". Idle and iowait are not busy.
+cpu_ticks() {
+    local busy=0 total=0 name user nice sys idle iowait irq softirq steal rest want
+    while read -r name user nice sys idle iowait irq softirq steal rest; do
+        for want in "$@"; do
+            [ "$name" = "cpu$want" ] || continue
+            busy=$((busy + user + nice + sys + irq + softirq + steal))
+            total=$((total + user + nice + sys + idle + iowait + irq + softirq + steal))
+        done
+    done < /proc/stat
+    echo "$busy $total"
+}
+
+# busy_pct SECONDS CPU...: the share of the CPUs' time spent busy over the next SECONDS, in
+# percent. Time-integrated, so a task that moves between CPUs is counted wherever it ran.
+busy_pct() {
+    local secs=$1 b0 t0 b1 t1; shift
+    read -r b0 t0 <<EOT
+$(cpu_ticks "$@")
+EOT
+    sleep "$secs"
+    read -r b1 t1 <<EOT
+$(cpu_ticks "$@")
+EOT
+    [ "$t1" -gt "$t0" ] || { echo 0; return; }
+    echo $(( (b1 - b0) * 100 / (t1 - t0) ))
+}
+
 # now_us: the time in microseconds (busybox date with nanoseconds where it has them, else
 # /proc/uptime's 10 ms steps: for coarse durations only).
 now_us() {
