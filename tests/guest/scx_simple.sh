@@ -1,4 +1,5 @@
 # vm: --tcg-threads single
+# kernels: 7.3
 # Guest integration test of scx_simple and of the runtime every scheduler shares (run by
 # tests/guest.sh inside the QEMU guest): bad input, load, monitor, hotplug followed without
 # a restart, the hotplug race at attach, a short slice under hogs present at attach, a watchdog stall with
