@@ -133,7 +133,8 @@ build_warm_up() {
 }
 
 # build_loop LABEL: whole builds, one after another, for at least SECONDS and until
-# BUILD_STOP appears; prints the files compiled per second.
+# BUILD_STOP appears; prints the files compiled per second and a whole build's time, and
+# leaves the count of files compiled in BUILD_STOP.files.
 build_loop() {
     local label=$1 builds=0 start_us deadline_us
     start_us=$(now_us) deadline_us=$(( $(now_us) + secs * 1000000 ))
@@ -141,16 +142,52 @@ build_loop() {
         build_project || { echo "BENCH $label failed make"; return; }
         builds=$((builds + 1))
     done
-    awk -v n="$((builds * BUILD_FILES))" -v us="$(( $(now_us) - start_us ))" -v l="$label" \
-        'BEGIN { printf "BENCH %s build_files_per_s %.3f\n", l, n * 1e6 / us }'
+    echo "$((builds * BUILD_FILES))" > "$BUILD_STOP.files"
+    awk -v n="$((builds * BUILD_FILES))" -v b="$builds" -v us="$(( $(now_us) - start_us ))" -v l="$label" \
+        'BEGIN { printf "BENCH %s build_files_per_s %.3f\nBENCH %s build_s %.2f\n", l, n * 1e6 / us, l, us / 1e6 / b }'
+}
+
+TRACING=/sys/kernel/tracing
+MIGRATE_EVENT=$TRACING/events/sched/sched_migrate_task
+
+# migrations_start: every task's migration from now on is traced (the kernel's
+# sched_migrate_task, whatever the scheduler); false where tracefs is missing.
+migrations_start() {
+    [ -d "$MIGRATE_EVENT" ] || mount -t tracefs tracefs "$TRACING" 2>/dev/null
+    [ -d "$MIGRATE_EVENT" ] || return 1
+    echo 4096 > "$TRACING/buffer_size_kb"
+    echo 1 > "$MIGRATE_EVENT/enable"
+    : > "$TRACING/trace"
+}
+
+# migrations_report LABEL FILES: stops the trace; prints the migrations, and those to another
+# NUMA node, per file compiled (lower: tasks stay near their caches and memory), and a
+# failure if the trace buffer overran (the counts would be short).
+migrations_report() {
+    local label=$1 files=$2 overrun
+    echo 0 > "$MIGRATE_EVENT/enable"
+    overrun=$(cat "$TRACING"/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
+    [ "$overrun" -eq 0 ] || echo "BENCH $label failed trace overran by $overrun events"
+    for node in /sys/devices/system/node/node[0-9]*; do echo "${node##*node} $(cat "$node/cpulist")"; done > /tmp/cpu-nodes
+    awk -v l="$label" -v files="$files" '
+        FNR == NR { n = split($2, ranges, ","); for (i = 1; i <= n; i++) { split(ranges[i], r, "-");
+                    if (r[2] == "") r[2] = r[1]; for (c = r[1] + 0; c <= r[2] + 0; c++) node[c] = $1 } next }
+        /sched_migrate_task:/ { from = to = ""
+            for (i = 1; i <= NF; i++) { if ($i ~ /^orig_cpu=/) from = substr($i, 10); if ($i ~ /^dest_cpu=/) to = substr($i, 10) }
+            if (from == "" || to == "") next
+            moves++; if (node[from] != node[to]) far++ }
+        END { if (files > 0) printf "BENCH %s migrations_per_file %.1f\nBENCH %s node_changes_per_file %.2f\n", l, moves / files, l, far / files }
+    ' /tmp/cpu-nodes "$TRACING/trace"
+    : > "$TRACING/trace"
 }
 
 # build_suite LABEL: a real compile over and over beside one CPU hog per vCPU (the seeds'
 # `make -j` with `stress-ng -c`), real `uname -r` and `ps axuw` timed meanwhile. The project
 # is made by build_warm_up, before the first suite.
 build_suite() {
-    local label=$1 hogs build
-    rm -f "$BUILD_STOP"
+    local label=$1 hogs build traced=0
+    rm -f "$BUILD_STOP" "$BUILD_STOP.files"
+    migrations_start && traced=1
     stress-ng --cpu "$ncpu" --timeout 600s --quiet & hogs=$!
     build_loop "$label" & build=$!
     sleep 1
@@ -159,6 +196,7 @@ build_suite() {
     touch "$BUILD_STOP"
     wait "$build"
     kill "$hogs"; wait "$hogs" 2>/dev/null
+    [ "$traced" -eq 0 ] || migrations_report "$label" "$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)"
 }
 
 suite() {
@@ -190,6 +228,12 @@ run_scheduler() {
     cpu_ms=$(echo "$totals" | sed -n 's/.* cpu \([0-9]*\) ms.*/\1/p')
     [ -n "$decisions" ] && [ -n "$cpu_ms" ] &&
         echo "BENCH $label overhead $decisions $cpu_ms $(( ($(now_us) - started_us) / 1000 ))"
+    # scx_rusty's own homes on another node (forks homed there, the balancer's moves applied)
+    # per file the build mode compiled.
+    [ "$mode" = build ] && echo "$totals" | awk -v l="$label" -v files="$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)" '
+        match($0, /forks away node\/domain [0-9]+/) { forks = substr($0, RSTART + 23, RLENGTH - 23) }
+        match($0, /applied [0-9]+\//) { moves = substr($0, RSTART + 8, RLENGTH - 9) }
+        END { if (files > 0 && forks != "" && moves != "") printf "BENCH %s rusty_node_homes_per_file %.2f\n", l, (forks + moves) / files }'
     return 0
 }
 

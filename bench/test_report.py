@@ -58,10 +58,14 @@ class Parsing(unittest.TestCase):
         self.assertTrue(set(f) <= set(names), set(f) - set(names))
 
     def test_build_figures(self):
-        log = "\n".join(["BENCH s1 build_files_per_s 3.50", "BENCH s1 uname_us 4000", "BENCH s1 uname_us 2000",
-                         "BENCH s1 ps_us 90000", "BENCH s1 ps_us 30000", "BENCH s1 ps_us 50000"])
+        log = "\n".join(["BENCH s1 build_files_per_s 3.50", "BENCH s1 build_s 41.20", "BENCH s1 uname_us 4000",
+                         "BENCH s1 uname_us 2000", "BENCH s1 ps_us 90000", "BENCH s1 ps_us 30000",
+                         "BENCH s1 ps_us 50000", "BENCH s1 migrations_per_file 61.5",
+                         "BENCH s1 node_changes_per_file 7.25", "BENCH s1 rusty_node_homes_per_file 0.50"])
         f = report.parse_log(log)[0]["s1"]
         self.assertEqual(f["build_files_per_s"], 3.5)
+        self.assertEqual(f["build_s"], 41.2)
+        self.assertEqual(f["node_changes_per_file"], 7.25)
         self.assertEqual(f["uname_p50_ms"], 2.0)
         self.assertEqual(f["ps_p50_ms"], 50.0)
         self.assertEqual(f["ps_p99_ms"], 90.0)
