@@ -142,11 +142,11 @@ def aggregate(boots, labels, figures):
         eevdf_values, drifts, per_sched = [], [], {label: ([], []) for label in labels}
         for boot in boots:
             e = [boot.get(run, {}).get(fig) for run in EEVDF_RUNS]
-            if None in e:
-                continue
-            # EEVDF at 0 (no frame delivered, none dropped): the values count, no ratio does.
-            ref = sum(e) / 2 if 0 not in e else None
-            eevdf_values += e
+            # A figure only a scheduler reports (its own counters), or EEVDF at 0 (no frame
+            # delivered, none dropped): the values count, no ratio does.
+            ref = sum(e) / 2 if None not in e and 0 not in e else None
+            if None not in e:
+                eevdf_values += e
             if ref:
                 drifts.append(e[1] / e[0])
             for label in labels:
