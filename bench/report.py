@@ -30,7 +30,7 @@ DESKTOP_FIGURES = [("frames_fps", False), ("frames_dropped_pct", True), ("frame_
                    ("ps_p99_ms", True), ("build_jobs_per_s", False)]
 FIGURES["desktop"] = [(f"{name}_x{level}", lower) for level in DESKTOP_LEVELS for name, lower in DESKTOP_FIGURES]
 FIGURES["build"] = [("build_files_per_s", False), ("build_s", True), ("uname_p50_ms", True), ("uname_p99_ms", True),
-                    ("ps_p50_ms", True), ("ps_p99_ms", True), ("migrations_per_file", True),
+                    ("ps_p50_ms", True), ("ps_p99_ms", True), ("hogs_bogo_per_s", False), ("migrations_per_file", True),
                     ("node_changes_per_file", True), ("rusty_node_homes_per_file", True)]
 MODE_KIND = {"throughput": "throughput", "throughput1": "throughput", "latency1": "latency", "latency": "latency",
              "desktop1": "desktop", "desktop": "desktop", "build": "build"}
@@ -115,7 +115,7 @@ def parse_log(text):
             f["hackbench_pipe_s"] = statistics.median(runs)
         for name in ("cpu_bogo_per_s", "matrix_bogo_per_s", "forkexec_per_s", "wakeup_p50_us",
                      "wakeup_p99_us", "wakeup_p999_us", "requests_per_s", "build_files_per_s", "build_s",
-                     "migrations_per_file", "node_changes_per_file", "rusty_node_homes_per_file"):
+                     "migrations_per_file", "node_changes_per_file", "rusty_node_homes_per_file", "hogs_bogo_per_s"):
             numbers = [float(r[0]) for r in kinds.get(name, []) if re.fullmatch(r"[0-9.]+", r[0])]
             if numbers:
                 f[name] = numbers[0]

@@ -32,16 +32,21 @@ RUNS_LIMIT_S=$((secs * 3))
 # A frame costs a quarter of a 60 Hz period of CPU time.
 FRAME_WORK_US=4000
 
+# bogo_per_s LABEL FIGURE STRESSOR: the BENCH line of STRESSOR's bogo ops per second (real
+# time), read from stress-ng --metrics-brief's report on stdin.
+bogo_per_s() {
+    awk -v l="$1" -v fig="$2" -v s="$3" '$0 ~ " " s " +[0-9]" {
+        for (i = 1; i <= NF; i++) if ($i == s && $(i + 5) ~ /^[0-9.]+$/) { print "BENCH", l, fig, $(i + 5); exit } }'
+}
+
 throughput_suite() {
     local label=$1 i
     for i in 1 2 3; do
         # shellcheck disable=SC2086 # a word list
         hackbench $HACKBENCH_ARGS 2>&1 | sed -n "s/^Time: *\([0-9.]*\).*/BENCH $label hackbench_pipe_s \1/p"
     done
-    stress-ng --cpu "$ncpu" --cpu-method int64 --timeout "${secs}s" --metrics-brief 2>&1 \
-        | awk -v l="$label" '$0 ~ / cpu +[0-9]/ { for (i = 1; i <= NF; i++) if ($i == "cpu" && $(i + 5) ~ /^[0-9.]+$/) { print "BENCH", l, "cpu_bogo_per_s", $(i + 5); exit } }'
-    stress-ng --matrix "$ncpu" --timeout "${secs}s" --metrics-brief 2>&1 \
-        | awk -v l="$label" '$0 ~ / matrix +[0-9]/ { for (i = 1; i <= NF; i++) if ($i == "matrix" && $(i + 5) ~ /^[0-9.]+$/) { print "BENCH", l, "matrix_bogo_per_s", $(i + 5); exit } }'
+    stress-ng --cpu "$ncpu" --cpu-method int64 --timeout "${secs}s" --metrics-brief 2>&1 | bogo_per_s "$label" cpu_bogo_per_s cpu
+    stress-ng --matrix "$ncpu" --timeout "${secs}s" --metrics-brief 2>&1 | bogo_per_s "$label" matrix_bogo_per_s matrix
     scxkit-probe run-latency --count "$BURST_EXECS" -- /bin/true \
         | awk -v l="$label" '{ us += $1 } END { if (us > 0) printf "BENCH %s forkexec_per_s %.1f\n", l, NR * 1e6 / us }'
 }
@@ -188,14 +193,16 @@ build_suite() {
     local label=$1 hogs build traced=0
     rm -f "$BUILD_STOP" "$BUILD_STOP.files"
     migrations_start && traced=1
-    stress-ng --cpu "$ncpu" --timeout 600s --quiet & hogs=$!
+    stress-ng --cpu "$ncpu" --timeout 600s --metrics-brief > /tmp/build-hogs.txt 2>&1 & hogs=$!
     build_loop "$label" & build=$!
     sleep 1
     scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r | sed "s/^/BENCH $label uname_us /"
     scxkit-probe run-latency --count 15 --interval-ms 200 -- ps axuw | sed "s/^/BENCH $label ps_us /"
     touch "$BUILD_STOP"
     wait "$build"
-    kill "$hogs"; wait "$hogs" 2>/dev/null
+    # SIGINT: stress-ng then reports its work, the hogs' share beside the compile's.
+    kill -INT "$hogs"; wait "$hogs" 2>/dev/null
+    bogo_per_s "$label" hogs_bogo_per_s cpu < /tmp/build-hogs.txt
     [ "$traced" -eq 0 ] || migrations_report "$label" "$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)"
 }
 

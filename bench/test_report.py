@@ -60,7 +60,7 @@ class Parsing(unittest.TestCase):
     def test_build_figures(self):
         log = "\n".join(["BENCH s1 build_files_per_s 3.50", "BENCH s1 build_s 41.20", "BENCH s1 uname_us 4000",
                          "BENCH s1 uname_us 2000", "BENCH s1 ps_us 90000", "BENCH s1 ps_us 30000",
-                         "BENCH s1 ps_us 50000", "BENCH s1 migrations_per_file 61.5",
+                         "BENCH s1 ps_us 50000", "BENCH s1 hogs_bogo_per_s 812.5", "BENCH s1 migrations_per_file 61.5",
                          "BENCH s1 node_changes_per_file 7.25", "BENCH s1 rusty_node_homes_per_file 0.50"])
         f = report.parse_log(log)[0]["s1"]
         self.assertEqual(f["build_files_per_s"], 3.5)
