@@ -33,7 +33,7 @@ FIGURES["build"] = [("build_files_per_s", False), ("build_s", True), ("uname_p50
                     ("ps_p50_ms", True), ("ps_p99_ms", True), ("hogs_bogo_per_s", False), ("migrations_per_file", True),
                     ("node_changes_per_file", True), ("rusty_node_homes_per_file", True)]
 MODE_KIND = {"throughput": "throughput", "throughput1": "throughput", "latency1": "latency", "latency": "latency",
-             "desktop1": "desktop", "desktop": "desktop", "build": "build"}
+             "desktop1": "desktop", "desktop": "desktop", "build": "build", "compile": "build"}
 MODE_TITLE = {
     "throughput": "throughput, reproducible (icount)",
     "throughput1": "throughput on one vCPU, reproducible (icount)",
@@ -42,6 +42,7 @@ MODE_TITLE = {
     "desktop1": "desktop under a build on one vCPU, reproducible (icount); _xN: N times the background",
     "desktop": "desktop under a build on several vCPUs, real-time TCG; _xN: N times the background",
     "build": "a real make -j beside CPU hogs, Debian guest, reproducible (icount); uname, ps axuw timed",
+    "compile": "a real make -j alone, Debian guest, reproducible (icount); uname, ps axuw timed",
 }
 # A ratio to EEVDF this much worse than the previous run's of the same settings is flagged.
 REGRESSION_FACTOR = 1.10

@@ -22,6 +22,8 @@
 #               a real `make -j` compile beside CPU hogs, real `uname -r` and `ps axuw`
 #               timed meanwhile; --nodes N splits the vCPUs into N NUMA nodes (scx_rusty's
 #               machines)
+#   compile     the build mode's compile alone, without the hogs (the seed's make -j on a
+#               server: placement and balancing, not a trade between the compile and hogs)
 # Defaults: kernel 7.3, 3 boots, the three throughput and latency modes, 10 s per workload, as many vCPUs as host
 # cores, release builds. Writes the table to the terminal, and the JSON record, the PNG and
 # the boots' consoles to ~/.cache/scxkit/bench/run-DATE-XXXX (SCXKIT_CACHE moves it).
@@ -50,7 +52,7 @@ done
 [[ $secs =~ ^[1-9][0-9]*$ ]] || die "--seconds must be a positive number, not '$secs'"
 [[ $nodes =~ ^[1-9][0-9]*$ ]] || die "--nodes must be a positive number, not '$nodes'"
 for mode in $modes; do
-    case $mode in throughput|throughput1|latency1|latency|desktop1|desktop|build) ;; *) die "unknown mode '$mode' (throughput, throughput1, latency1, latency, desktop1, desktop, build)" ;; esac
+    case $mode in throughput|throughput1|latency1|latency|desktop1|desktop|build|compile) ;; *) die "unknown mode '$mode' (throughput, throughput1, latency1, latency, desktop1, desktop, build, compile)" ;; esac
 done
 
 "$top/vm/setup-host.sh"
@@ -67,7 +69,7 @@ runs=${SCXKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/scxkit}/bench
 mkdir -p "$runs"
 out=$(mktemp -d "$runs/run-$(date +%Y%m%d-%H%M%S)-XXXX")
 printf "kernel %s, %s vCPUs (one in throughput1, latency1 and desktop1), %s s per run, %s build\n" "$kernel" "$cpus" "$secs" "$profile" > "$out/settings.txt"
-[ "$nodes" -eq 1 ] || printf "%s NUMA nodes in the build mode\n" "$nodes" >> "$out/settings.txt"
+[ "$nodes" -eq 1 ] || printf "%s NUMA nodes in the build and compile modes\n" "$nodes" >> "$out/settings.txt"
 adds=(--add "$bin_dir/scxkit-probe") labels=() commands=() i=0
 for spec in "$@"; do
     read -r prog args <<< "$spec"
@@ -104,6 +106,7 @@ for mode in $modes; do
         desktop1) vm=(--cpus 1 --nodes 1 --icount) guest_mode=desktop ;;
         desktop) vm=(--cpus "$cpus" --nodes 1 --tcg-threads multi) guest_mode=desktop ;;
         build) vm=(--rootfs debian --cpus "$cpus" --nodes "$nodes" --icount) guest_mode=build ;;
+        compile) vm=(--rootfs debian --cpus "$cpus" --nodes "$nodes" --icount) guest_mode=compile ;;
     esac
     # The guest time one scheduler's suite may take: the desktop runs three loads.
     per_sched_s=$((secs * 6 + 120)); [ "$guest_mode" = desktop ] && per_sched_s=$((secs * 12 + 180))

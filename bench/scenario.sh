@@ -6,7 +6,8 @@
 # (cyclictest under CPU hogs, a shell command under hogs and a fork storm, request/response
 # wakeups) or desktop (a 60 Hz frame loop, shell commands and build jobs, under a background
 # of build jobs and CPU hogs that doubles twice) or build (a real make -j compile beside CPU
-# hogs, real uname and ps timed meanwhile: the Debian guest). PLAN: lines
+# hogs, real uname and ps timed meanwhile: the Debian guest) or compile (the same compile,
+# no hogs). PLAN: lines
 # "LABEL<TAB>COMMAND" (see bench/run.sh).
 . /scxkit/lib.sh
 mode=$1 secs=$2 plan=$3
@@ -186,23 +187,25 @@ migrations_report() {
     : > "$TRACING/trace"
 }
 
-# build_suite LABEL: a real compile over and over beside one CPU hog per vCPU (the seeds'
-# `make -j` with `stress-ng -c`), real `uname -r` and `ps axuw` timed meanwhile. The project
-# is made by build_warm_up, before the first suite.
+# build_suite LABEL HOGS: a real compile over and over beside HOGS (1: one CPU hog per vCPU,
+# the seeds' `make -j` with `stress-ng -c`; 0: none), real `uname -r` and `ps axuw` timed
+# meanwhile. The project is made by build_warm_up, before the first suite.
 build_suite() {
-    local label=$1 hogs build traced=0
+    local label=$1 with_hogs=$2 hogs="" build traced=0
     rm -f "$BUILD_STOP" "$BUILD_STOP.files"
     migrations_start && traced=1
-    stress-ng --cpu "$ncpu" --timeout 600s --metrics-brief > /tmp/build-hogs.txt 2>&1 & hogs=$!
+    [ "$with_hogs" -eq 0 ] || { stress-ng --cpu "$ncpu" --timeout 600s --metrics-brief > /tmp/build-hogs.txt 2>&1 & hogs=$!; }
     build_loop "$label" & build=$!
     sleep 1
     scxkit-probe run-latency --count 30 --interval-ms 100 -- uname -r | sed "s/^/BENCH $label uname_us /"
     scxkit-probe run-latency --count 15 --interval-ms 200 -- ps axuw | sed "s/^/BENCH $label ps_us /"
     touch "$BUILD_STOP"
     wait "$build"
-    # SIGINT: stress-ng then reports its work, the hogs' share beside the compile's.
-    kill -INT "$hogs"; wait "$hogs" 2>/dev/null
-    bogo_per_s "$label" hogs_bogo_per_s cpu < /tmp/build-hogs.txt
+    if [ -n "$hogs" ]; then
+        # SIGINT: stress-ng then reports its work, the hogs' share beside the compile's.
+        kill -INT "$hogs"; wait "$hogs" 2>/dev/null
+        bogo_per_s "$label" hogs_bogo_per_s cpu < /tmp/build-hogs.txt
+    fi
     [ "$traced" -eq 0 ] || migrations_report "$label" "$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)"
 }
 
@@ -212,7 +215,8 @@ suite() {
         throughput) throughput_suite "$1" ;;
         latency) latency_suite "$1" ;;
         desktop) desktop_suite "$1" ;;
-        build) build_suite "$1" ;;
+        build) build_suite "$1" 1 ;;
+        compile) build_suite "$1" 0 ;;
     esac
 }
 
@@ -237,7 +241,8 @@ run_scheduler() {
         echo "BENCH $label overhead $decisions $cpu_ms $(( ($(now_us) - started_us) / 1000 ))"
     # scx_rusty's own homes on another node (forks homed there, the balancer's moves applied)
     # per file the build mode compiled.
-    [ "$mode" = build ] && echo "$totals" | awk -v l="$label" -v files="$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)" '
+    case $mode in build|compile) ;; *) return 0 ;; esac
+    echo "$totals" | awk -v l="$label" -v files="$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)" '
         match($0, /forks away node\/domain [0-9]+/) { forks = substr($0, RSTART + 23, RLENGTH - 23) }
         match($0, /applied [0-9]+\//) { moves = substr($0, RSTART + 8, RLENGTH - 9) }
         END { if (files > 0 && forks != "" && moves != "") printf "BENCH %s rusty_node_homes_per_file %.2f\n", l, (forks + moves) / files }'
@@ -247,7 +252,7 @@ run_scheduler() {
 # A first, unmeasured run: measured here, the first EEVDF run of a boot otherwise came out
 # up to twice as slow as the last (the guest was still settling).
 stress-ng --cpu "$ncpu" --timeout 3s --quiet
-[ "$mode" = build ] && build_warm_up
+case $mode in build|compile) build_warm_up ;; esac
 suite eevdf1 "EEVDF, first"
 # The plan on descriptor 3: nothing a scheduler or workload reads from stdin eats it.
 while IFS="$(printf '\t')" read -r label cmd <&3; do
