@@ -243,40 +243,6 @@ expect_clean_exit "scx_rusty --no-load-balance" "$LOG2"
 requested=$(grep "totals:" "$LOG2" | tail -n 1 | sed -n 's/.*requested \([0-9]*\/[0-9]*\).*/\1/p')
 check "--no-load-balance requests no move (requested $requested)" [ "$requested" = "0/0" ]
 
-# 2b. Fork balancing: one shell forks 8 CPU-bound workers, none pinned, with the balancer and
-# greedy placement off. Each is homed in the domain lightest per CPU, so they land two per
-# domain (within one), half of them on the other node. With --no-fork-balance, as before
-# fork balancing, all 8 stay in the shell's domain.
-# fork_spread LOG OPTIONS...: sets COUNTS to the workers' count per domain 3 s after the
-# forks, as worker_counts.
-fork_spread() {
-    local log=$1; shift
-    start_sched "$log" scx_rusty $DOMS $NO_GREEDY --no-load-balance --stats 1 "$@"
-    expect_loaded "scx_rusty $*" rusty "$log"
-    rm -f /tmp/fork-pids
-    sh -c 'for i in 1 2 3 4 5 6 7 8; do sh -c "while :; do :; done" & echo $! >> /tmp/fork-pids; done; wait' &
-    local spawner=$!
-    sleep 3
-    WORKERS=$(cat /tmp/fork-pids)
-    COUNTS=$(worker_counts $WORKERS)
-    stop_workers; wait "$spawner" 2>/dev/null
-    expect_clean_exit "scx_rusty $*" "$log"
-}
-LOG2F=/tmp/scx_rusty-fork.log
-fork_spread "$LOG2F"
-away=$(grep "totals:" "$LOG2F" | tail -n 1 | sed -n 's/.*forks away node\/domain \([0-9]*\)\/\([0-9]*\).*/\1 \2/p')
-if within_one 2 $COUNTS && [ "${away%% *}" -ge 3 ]; then
-    pass "forked workers are homed two per domain: $COUNTS (forks away node/domain: ${away% *}/${away#* })"
-else
-    fail "forked workers are homed two per domain" "per domain: $COUNTS, forks away node/domain: '$away'"
-fi
-fork_spread "$LOG2F" --no-fork-balance
-if echo " $COUNTS " | grep -q " 8 "; then
-    pass "with --no-fork-balance the forked workers share their parent's domain: $COUNTS"
-else
-    fail "with --no-fork-balance the forked workers share their parent's domain" "per domain: $COUNTS"
-fi
-
 # 3. Greedy stealing and direct greedy cross nodes only with their options. Workers homed
 # on domain 0 (no balancing) overload it; one hog per CPU keeps domain 1 busy (so its CPUs
 # find their own queue empty and steal); node 1 is idle. Sleepers homed on domain 0 wake

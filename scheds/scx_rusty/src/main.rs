@@ -65,7 +65,6 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     rodata.nr_doms = doms.domains.len() as u32;
     for d in &doms.domains {
         rodata.dom_nodes[d.id] = d.node as u32;
-        rodata.dom_nr_cpus[d.id] = d.cpus.weight() as u32;
         for cpu in d.cpus.iter() {
             rodata.cpu_doms[cpu] = d.id as u32;
         }
@@ -79,7 +78,6 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     rodata.greedy_threshold_x_numa = opts.greedy_threshold_x_numa;
     rodata.direct_greedy_numa = opts.direct_greedy_numa;
     rodata.fifo = opts.fifo;
-    rodata.fork_balance = !opts.no_fork_balance;
     open.maps.lb_requests.set_max_entries(bpf_io::request_map_entries()?).context("sizing the move request map")?;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;
     let link = skel.maps.rusty_ops.attach_struct_ops().context("attaching the scheduler")?;

@@ -74,12 +74,6 @@ pub struct Opts {
     #[arg(long)]
     pub no_load_balance: bool,
 
-    /// Home every forked task in its parent's domain. By default a forked task goes to
-    /// another domain, of any node, that would still carry less runnable weight per CPU with
-    /// it than the parent's domain does without it.
-    #[arg(long)]
-    pub no_fork_balance: bool,
-
     /// A NUMA node takes part in balancing when its load per CPU differs from the nodes'
     /// average by more than this, in percent of that average (0 to 99, fractions allowed).
     #[arg(long, value_name = "PCT", default_value_t = policy::NODE_IMBALANCE_PCT)]

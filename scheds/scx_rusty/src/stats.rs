@@ -52,8 +52,6 @@ scxkit::metric_set! {
         MOVES_APPLIED_DOMAIN = counter("lb_moves_applied_total", &[("level", "domain")], "Moves between domains of a node that the BPF side applied."),
         MOVES_REFUSED = counter("lb_moves_refused_total", &[], "Requested moves the task's affinity no longer allowed when applied."),
         AFFINITY_REHOMES = counter("affinity_rehomes_total", &[], "Tasks given a new home because their affinity left the old one."),
-        FORK_AWAY_DOMAIN = counter("fork_homes_away_total", &[("to", "domain")], "Forked tasks homed in a lighter domain of their parent's node instead of their parent's domain."),
-        FORK_AWAY_NODE = counter("fork_homes_away_total", &[("to", "node")], "Forked tasks homed in a lighter domain of another node than their parent's."),
         UNTRACKED_TASKS = counter("untracked_tasks_total", &[], "Tasks whose state could not be allocated (out of memory), run from the global queue."),
         // Userspace.
         MOVES_REQUESTED_NODE = counter("lb_moves_requested_total", &[("level", "node")], "Moves between nodes written for the BPF side to apply."),
@@ -93,8 +91,6 @@ static COUNTERS: &[CounterSlot] = &[
     (intf::RUSTY_STAT_MOVE_REFUSED, &MOVES_REFUSED),
     (intf::RUSTY_STAT_REHOME_AFFINITY, &AFFINITY_REHOMES),
     (intf::RUSTY_STAT_NO_CTX, &UNTRACKED_TASKS),
-    (intf::RUSTY_STAT_FORK_AWAY_DOMAIN, &FORK_AWAY_DOMAIN),
-    (intf::RUSTY_STAT_FORK_AWAY_NODE, &FORK_AWAY_NODE),
 ];
 
 /// Every definition scx_rusty publishes: its own, then the balancer's from the library.
@@ -191,7 +187,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     .join(" ");
     let mut line = format!(
         "dispatched {total}: {} | took home {}, stole node {} xnuma {} unserved {} long-wait {} | kicks home {} greedy {} | \
-         forks away node/domain {}/{} | moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} (node {}/{}) | lb node/domain {outcomes} | \
+         moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} (node {}/{}) | lb node/domain {outcomes} | \
          slice {} us{} | domains (util, load): {}",
         paths.join(", "),
         d("taken_tasks_total", &[("from", "home")]),
@@ -201,8 +197,6 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         d("taken_tasks_total", &[("from", "long_wait")]),
         d("kicks_total", &[("to", "home")]),
         d("kicks_total", &[("to", "greedy")]),
-        d("fork_homes_away_total", &[("to", "node")]),
-        d("fork_homes_away_total", &[("to", "domain")]),
         per_level("lb_moves_requested_total"),
         per_level("lb_moves_applied_total"),
         d("lb_moves_refused_total", &[]),

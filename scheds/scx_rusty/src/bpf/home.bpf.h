@@ -1,6 +1,6 @@
 /*
- * scx_rusty, the home domain: set in init_task (at load, the domain of the CPU the task is
- * on; at fork, its parent's domain or a lighter one, fork_home), changed by the balancer's
+ * scx_rusty, the home domain: set in init_task to the domain of the task's CPU (at fork,
+ * the CPU its parent forks on; at load, the CPU it is on), changed by the balancer's
  * requests and by affinity changes.
  *
  * A move requested by userspace takes effect at the task's next select_cpu or enqueue,
@@ -69,56 +69,6 @@ static __always_inline bool apply_lb_request(struct task_struct *p, struct task_
 	}
 	bpf_map_delete_elem(&lb_requests, &pid);
 	return moved;
-}
-
-/* Written by userspace before load (--no-fork-balance clears it). */
-RODATA bool fork_balance = true;
-
-/* Whether domain `a` carrying `load_a` is lighter per CPU than `b` carrying `load_b`. */
-static __always_inline bool lighter_per_cpu(u32 a, u64 load_a, u32 b, u64 load_b)
-{
-	return load_a * dom_nr_cpus[b & (RUSTY_MAX_DOMS - 1)] < load_b * dom_nr_cpus[a & (RUSTY_MAX_DOMS - 1)];
-}
-
-static __always_inline u64 dom_runnable_weight(u32 dom)
-{
-	struct dom_stat *ds = dom_stat_get(dom);
-
-	return ds ? ds->load.amount : 0;
-}
-
-/* A forked task's home, as the kernel's fork balancing would have it: its parent's domain
- * `parent`, unless another allowed domain, with the child's weight added, still carries less
- * runnable weight per CPU than the parent's does without it. That domain may be on another
- * node: a task that has not run yet has no memory there to leave. Without this, the jobs of
- * a `make -j` all start in make's domain, beside its hogs, while another node's CPUs share
- * only theirs, until the balancer's next pass; most compile jobs end before it. */
-static __always_inline u32 fork_home(struct task_struct *p, struct task_ctx *tctx, u32 parent)
-{
-	u64 parent_load = dom_runnable_weight(parent), best_load = 0;
-	/* The kernel sets a forked task's weight only after init_task. */
-	u64 child = tctx->weight ? tctx->weight : SCXK_NICE0_WEIGHT;
-	u32 dom, best = parent;
-
-	if (!fork_balance || !dom_in(tctx->dom_mask, parent))
-		return parent;
-	bpf_for(dom, 0, nr_doms) {
-		u64 load;
-
-		if (dom == parent || !dom_in(tctx->dom_mask, dom))
-			continue;
-		load = dom_runnable_weight(dom) + child;
-		if (!lighter_per_cpu(dom, load, parent, parent_load))
-			continue;
-		if (best == parent || lighter_per_cpu(dom, load, best, best_load)) {
-			best = dom;
-			best_load = load;
-		}
-	}
-	if (best == parent || (scxk_nr_told_offline && !dom_serves(best, p)))
-		return parent;
-	scxk_stat_inc(same_node(best, parent) ? RUSTY_STAT_FORK_AWAY_DOMAIN : RUSTY_STAT_FORK_AWAY_NODE);
-	return best;
 }
 
 /* Brings p's home up to date before it is placed or queued. */

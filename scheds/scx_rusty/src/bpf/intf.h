@@ -66,10 +66,6 @@ enum rusty_stat_idx {
 	RUSTY_STAT_REHOME_AFFINITY,
 	/* Tasks without state (its allocation failed), run from the global queue. */
 	RUSTY_STAT_NO_CTX,
-	/* Forked tasks homed away from their parent's domain (fork_home): in its node, or on
-	 * another node. */
-	RUSTY_STAT_FORK_AWAY_DOMAIN,
-	RUSTY_STAT_FORK_AWAY_NODE,
 	RUSTY_NR_STATS,
 	RUSTY_STAT_PATH_FIRST = RUSTY_STAT_SYNC,
 	RUSTY_STAT_PATH_LAST = RUSTY_STAT_QUEUED,

@@ -211,8 +211,6 @@ s32 BPF_STRUCT_OPS(rusty_init_task, struct task_struct *p, struct scx_init_task_
 	tctx->dom = pick_home(tctx->dom_mask, scx_bpf_task_cpu(p));
 	tctx->load_dom = RUSTY_NO_DOM;
 	tctx->weight = p->scx.weight;
-	if (args->fork)
-		tctx->dom = fork_home(p, tctx, tctx->dom);
 	scxk_ravg_start(&tctx->duty, now, load_half_life_ns, 0);
 	return 0;
 }
