@@ -167,13 +167,16 @@ migrations_start() {
 }
 
 # migrations_report LABEL FILES: stops the trace; prints the migrations, and those to another
-# NUMA node, per file compiled (lower: tasks stay near their caches and memory), and a
-# failure if the trace buffer overran (the counts would be short).
+# NUMA node, per file compiled (lower: tasks stay near their caches and memory), or, if the
+# trace buffer overran, a failure instead (the counts would be short).
 migrations_report() {
     local label=$1 files=$2 overrun
     echo 0 > "$MIGRATE_EVENT/enable"
     overrun=$(cat "$TRACING"/per_cpu/cpu*/stats | awk '/^overrun:/ { n += $2 } END { print n + 0 }')
-    [ "$overrun" -eq 0 ] || echo "BENCH $label failed trace overran by $overrun events"
+    if [ "$overrun" -ne 0 ]; then
+        # Short counts would read as fewer migrations: no figure rather than a wrong one.
+        echo "BENCH $label failed trace overran by $overrun events"; : > "$TRACING/trace"; return
+    fi
     for node in /sys/devices/system/node/node[0-9]*; do echo "${node##*node} $(cat "$node/cpulist")"; done > /tmp/cpu-nodes
     awk -v l="$label" -v files="$files" '
         FNR == NR { n = split($2, ranges, ","); for (i = 1; i <= n; i++) { split(ranges[i], r, "-");
@@ -239,13 +242,13 @@ run_scheduler() {
     cpu_ms=$(echo "$totals" | sed -n 's/.* cpu \([0-9]*\) ms.*/\1/p')
     [ -n "$decisions" ] && [ -n "$cpu_ms" ] &&
         echo "BENCH $label overhead $decisions $cpu_ms $(( ($(now_us) - started_us) / 1000 ))"
-    # scx_rusty's own homes on another node (forks homed there, the balancer's moves applied)
-    # per file the build mode compiled.
+    # scx_rusty's own homes on another node (the balancer's moves applied, and forks homed
+    # there where a build counts them) per file the build mode compiled.
     case $mode in build|compile) ;; *) return 0 ;; esac
     echo "$totals" | awk -v l="$label" -v files="$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)" '
         match($0, /forks away node\/domain [0-9]+/) { forks = substr($0, RSTART + 23, RLENGTH - 23) }
         match($0, /applied [0-9]+\//) { moves = substr($0, RSTART + 8, RLENGTH - 9) }
-        END { if (files > 0 && forks != "" && moves != "") printf "BENCH %s rusty_node_homes_per_file %.2f\n", l, (forks + moves) / files }'
+        END { if (files > 0 && moves != "") printf "BENCH %s rusty_node_homes_per_file %.2f\n", l, (forks + moves) / files }'
     return 0
 }
 
