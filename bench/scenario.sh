@@ -153,6 +153,9 @@ build_loop() {
         'BEGIN { printf "BENCH %s build_files_per_s %.3f\nBENCH %s build_s %.2f\n", l, n * 1e6 / us, l, us / 1e6 / b }'
 }
 
+# files_compiled: the files the last build_loop compiled (0 before any).
+files_compiled() { cat "$BUILD_STOP.files" 2>/dev/null || echo 0; }
+
 TRACING=/sys/kernel/tracing
 MIGRATE_EVENT=$TRACING/events/sched/sched_migrate_task
 
@@ -209,7 +212,7 @@ build_suite() {
         kill -INT "$hogs"; wait "$hogs" 2>/dev/null
         bogo_per_s "$label" hogs_bogo_per_s cpu < /tmp/build-hogs.txt
     fi
-    [ "$traced" -eq 0 ] || migrations_report "$label" "$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)"
+    [ "$traced" -eq 0 ] || migrations_report "$label" "$(files_compiled)"
 }
 
 suite() {
@@ -242,13 +245,12 @@ run_scheduler() {
     cpu_ms=$(echo "$totals" | sed -n 's/.* cpu \([0-9]*\) ms.*/\1/p')
     [ -n "$decisions" ] && [ -n "$cpu_ms" ] &&
         echo "BENCH $label overhead $decisions $cpu_ms $(( ($(now_us) - started_us) / 1000 ))"
-    # scx_rusty's own homes on another node (the balancer's moves applied, and forks homed
-    # there where a build counts them) per file the build mode compiled.
+    # scx_rusty's own moves to another node (the balancer's, applied; "applied NODE/DOMAIN" on
+    # its totals line) per file the build mode compiled.
     case $mode in build|compile) ;; *) return 0 ;; esac
-    echo "$totals" | awk -v l="$label" -v files="$(cat "$BUILD_STOP.files" 2>/dev/null || echo 0)" '
-        match($0, /forks away node\/domain [0-9]+/) { forks = substr($0, RSTART + 23, RLENGTH - 23) }
+    echo "$totals" | awk -v l="$label" -v files="$(files_compiled)" '
         match($0, /applied [0-9]+\//) { moves = substr($0, RSTART + 8, RLENGTH - 9) }
-        END { if (files > 0 && moves != "") printf "BENCH %s rusty_node_homes_per_file %.2f\n", l, (forks + moves) / files }'
+        END { if (files > 0 && moves != "") printf "BENCH %s rusty_node_homes_per_file %.2f\n", l, moves / files }'
     return 0
 }
 
