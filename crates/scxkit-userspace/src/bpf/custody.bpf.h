@@ -112,9 +112,11 @@ static void custody_compact(void)
 	}
 }
 
-/* Remembers a hand-over; false, counted, when the FIFO has no place left even after
- * dropping stale entries (the caller then dispatches the task itself). */
-static bool custody_add(s32 pid, u64 seq)
+/* Remembers a hand-over (hand-over `seq` of the task of `pid`, whose context is `tctx`);
+ * false, counted, when the FIFO has no place left even after dropping stale entries (the
+ * caller then dispatches the task itself). The task is marked as in custody before its entry
+ * goes in: another CPU's trim may take the entry out at once, and would drop it as stale. */
+static bool custody_add(struct task_ctx *tctx, s32 pid, u64 seq)
 {
 	struct custody_entry e = { .pid = pid, .seq = seq };
 
@@ -125,8 +127,10 @@ static bool custody_add(s32 pid, u64 seq)
 			return false;
 		}
 	}
+	tctx->custody_seq = seq;
 	if (!bpf_map_push_elem(&custody, &e, 0))
 		return true;
+	tctx->custody_seq = 0;
 	custody_free_place();
 	scxk_stat_inc(USCHED_STAT_CUSTODY_LOST);
 	return false;

@@ -85,11 +85,14 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 	struct usched_task *msg;
 	bool may_wait, earlier_unread;
 
-	if (!custody_add(p->pid, tctx->enq_seq))
+	if (!custody_add(tctx, p->pid, tctx->enq_seq))
 		return false;
 	msg = bpf_ringbuf_reserve(&to_user, sizeof(*msg), 0);
-	if (!msg)
+	if (!msg) {
+		/* Queued by the caller: its entry is stale now. */
+		tctx->custody_seq = 0;
 		return false;
+	}
 	may_wait = wakeup_may_wait(p, tctx);
 	msg->pid = p->pid;
 	msg->prev_cpu = scx_bpf_task_cpu(p);
@@ -104,7 +107,6 @@ static bool send_to_user(struct task_struct *p, struct task_ctx *tctx, u64 enq_f
 	tctx->run_ns = 0;
 	/* The decision on this hand-over brings the next grant: a cancelled one none. */
 	tctx->grant_budget_ns = 0;
-	tctx->custody_seq = tctx->enq_seq;
 	if (may_wait)
 		scxk_stat_inc(USCHED_STAT_DEFERRED);
 	/* Counted before the commit: a message without a wakeup is then always seen unread. */
