@@ -95,12 +95,16 @@ void BPF_STRUCT_OPS(usched_enqueue, struct task_struct *p, u64 enq_flags)
 	}
 }
 
-/* Whether tasks wait in queue `dsq_id`, one of ours (false where the kernel cannot create or
- * count them). */
+/* Whether our own queues exist and can be counted (not where the kernel cannot do both). */
+static __always_inline bool queues_countable(void)
+{
+	return scx_bpf_create_dsq_usable() && scx_bpf_dsq_nr_queued_usable();
+}
+
+/* Whether tasks wait in queue `dsq_id`, one of ours (false where they cannot be counted). */
 static __always_inline bool queue_waiting(u64 dsq_id)
 {
-	return scx_bpf_create_dsq_usable() && scx_bpf_dsq_nr_queued_usable() &&
-	       scx_bpf_dsq_nr_queued(dsq_id) > 0;
+	return queues_countable() && scx_bpf_dsq_nr_queued(dsq_id) > 0;
 }
 
 /*
@@ -275,7 +279,7 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
  * on its own (as of the last dispatch). */
 void BPF_STRUCT_OPS(usched_dump, struct scx_dump_ctx *dctx)
 {
-	if (scx_bpf_dsq_nr_queued_usable() && scx_bpf_create_dsq_usable())
+	if (queues_countable())
 		scxk_dump("usched: queued shared %d, BPF's own %d\n",
 			  scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ),
 			  scx_bpf_dsq_nr_queued(USCHED_KERNEL_DSQ));
