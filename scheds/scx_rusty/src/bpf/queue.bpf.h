@@ -197,10 +197,28 @@ static __always_inline bool wake_queued_doms(void)
 	return any_dom_unserved();
 }
 
+/* Whether some CPU may be inactive (scxk_cpu_maybe_inactive), as of the waker's last turn: a
+ * CPU going offline stops serving its domain before ops.cpu_offline says so (6.19: after an
+ * RCU grace period), and take_work then looks for stranded tasks too. */
+static bool cpus_maybe_inactive;
+
+/* The waker's upkeep: notes whether a CPU may be inactive, and hands the tasks that only such
+ * a CPU can run to it (scxk_rescue_stranded). */
+static __always_inline void tend_inactive_cpus(void)
+{
+	u32 dom;
+
+	cpus_maybe_inactive = scxk_any_cpu_maybe_inactive();
+	if (!cpus_maybe_inactive || !scx_bpf_create_dsq_usable())
+		return;
+	bpf_for(dom, 0, nr_doms)
+		scxk_rescue_stranded(dom);
+}
+
 /* Every half RUSTY_UNSERVED_MS: idle CPUs with work queued in their domain are woken, and
  * while a domain's queue is not served, every idle CPU, to take its work (take_unserved). */
 SCXK_IDLE_WAKER(unserved_waker, RUSTY_UNSERVED_MS * NSEC_PER_MSEC / 2, wake_queued_doms,
-		scxk_tend_nothing)
+		tend_inactive_cpus)
 
 #define RUSTY_MAX_WAIT_MS 1000
 
@@ -279,8 +297,10 @@ static __always_inline bool take_stranded(s32 cpu, u32 own_dom)
  * CPUs do not serve. While a CPU is told offline, what no CPU of its own domain can run comes
  * before the own domain: the queue of a domain with no CPU online (until the rebuild; a CPU of
  * a domain full of hogs would never get to it, and the RCU kthread waiting there stalls RCU),
- * and a task queued 1 s in another domain, which may be allowed only on CPUs that left it.
- * Only those: were every domain a leaving CPU left unserved taken first, each CPU would serve
+ * and a task queued 1 s in another domain, which may be allowed only on CPUs that left it
+ * (also while a CPU may be on its way offline, before it is told: a task allowed on CPUs 1
+ * and 3, queued with CPUs 2-3, waits there for CPU 3, which serves nothing while the hotplug
+ * waits for an RCU grace period, and that period may wait for the task). Only those: were every domain a leaving CPU left unserved taken first, each CPU would serve
  * the others and not its own, whose tasks (the RCU kthread) would wait for seconds. */
 static __always_inline bool take_work(s32 cpu)
 {
@@ -294,7 +314,7 @@ static __always_inline bool take_work(s32 cpu)
 		scxk_stat_inc(RUSTY_STAT_TAKE_UNSERVED);
 		return true;
 	}
-	if (scxk_nr_told_offline && take_stranded(cpu, dom)) {
+	if ((scxk_nr_told_offline || cpus_maybe_inactive) && take_stranded(cpu, dom)) {
 		scxk_stat_inc(RUSTY_STAT_TAKE_LONG_WAIT);
 		return true;
 	}
