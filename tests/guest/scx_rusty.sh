@@ -278,9 +278,9 @@ LOG4=/tmp/scx_rusty-xnuma.log
 greedy_run "$LOG4" --greedy-threshold-x-numa 1
 stole_far=$(total_of "$LOG4" "xnuma")
 check "with --greedy-threshold-x-numa 1, CPUs steal across nodes (stole $stole_far)" [ "${stole_far:-0}" -gt 0 ]
-LOG4=/tmp/scx_rusty-direct-xnuma.log
-greedy_run "$LOG4" --direct-greedy-numa
-far_direct=$(total_of "$LOG4" "direct_greedy_xnuma")
+LOG4B=/tmp/scx_rusty-direct-xnuma.log
+greedy_run "$LOG4B" --direct-greedy-numa
+far_direct=$(total_of "$LOG4B" "direct_greedy_xnuma")
 check "with --direct-greedy-numa, waking tasks cross nodes (crossed $far_direct)" [ "${far_direct:-0}" -gt 0 ]
 
 # 4. Defaults (one domain per LLC, here one per node) under 40 s of mixed stress that also

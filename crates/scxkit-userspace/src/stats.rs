@@ -41,7 +41,7 @@ scxkit::metric_set! {
         SENT_DEFERRED = MetricDef::counter("tasks_sent_deferred_total", &[], "Tasks handed to the policy without waking it, where waking it would have preempted a task: it reads them with others at a CPU's next scheduling point (also counted in tasks_sent_total)."),
         POLICY_TURNS = MetricDef::counter("policy_turns_total", &[], "Turns of the policy's loop: each reads the tasks handed over and decides (a round trip through userspace)."),
         CUSTODY_FULL = MetricDef::counter("custody_full_total", &[], "Hand-overs refused because BPF's record of the tasks the policy holds (for the fallback) was full: BPF dispatched the task itself (also counted as congestion)."),
-        CUSTODY_LOST = MetricDef::counter("custody_lost_total", &[], "Tasks the policy held that dropped out of BPF's record, so the fallback would not find them: never expected."),
+        CUSTODY_LOST = MetricDef::counter("custody_lost_total", &[], "Tasks the policy held that dropped out of BPF's record, so the fallback would not find them (a failed push of the queue map, whose lock may time out on 6.15 and later)."),
         DECISIONS_CANCELLED = MetricDef::counter("decisions_cancelled_total", &[], "Decisions dropped: the task was enqueued again, dequeued or gone since it was handed over."),
         DECISIONS_REPLACED = MetricDef::counter("decisions_replaced_total", &[], "Decisions naming a CPU the task may not use: sent to any CPU instead."),
         POLICY_NUDGES = MetricDef::counter("policy_nudges_total", &[], "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),

@@ -74,11 +74,15 @@ enum custody_head {
 	CUSTODY_EMPTY,		/* there was none */
 	CUSTODY_DROPPED,	/* stale, dropped */
 	CUSTODY_REQUEUED,	/* live, back at the tail */
-	CUSTODY_LOST,		/* live, but could not be put back (never: its place is kept) */
+	CUSTODY_LOST,		/* live, but could not be put back (see below) */
 };
 
 /* Takes the head entry, drops it if stale and puts it back at the tail if live. Pop, then
- * look: a peek followed by a pop could take another CPU's entry in between. */
+ * look: a peek followed by a pop could take another CPU's entry in between. The entry's place
+ * is kept, so the FIFO has room for it; but since 6.15 the map's lock is an rqspinlock, and
+ * the push can still fail (-EBUSY: its holder stalled 250 ms, or a deadlock it detected).
+ * The entry is then lost, counted: the policy can still decide its task, the fallback would
+ * not find it. */
 static enum custody_head custody_recycle_head(void)
 {
 	struct custody_entry e;
