@@ -62,7 +62,7 @@ tail -n 6 "$LOG"
 # hogs and four build job streams (processes forked and exec'd, 20 ms of CPU each), a 60 Hz
 # frame loop of 4 ms of CPU per frame, and `uname -r` timed from fork to exit. A task just
 # forked used to wait behind every hog, a whole slice each: uname p50 187 ms in the bench at
-# this load (EEVDF 35 ms), p90 300 ms here; now about 8 ms. The frame loop must keep its
+# this load (EEVDF 35 ms), p90 300 ms here; now 14 to 22 ms in the last runs. The frame loop must keep its
 # frames meanwhile: cutting slices to a share of the base slice, alone, made it fall behind
 # at its start, never sleep, never be classed interactive, and lose every frame. While a
 # build job that slept once early in its life was classed interactive, it ran its 20 ms
