@@ -364,6 +364,8 @@ static __always_inline u32 scxk_rescue_stranded(u64 dsq_id)
 	u32 moved = 0;
 	s32 cpu;
 
+	if (!scxk_dsq_walk_usable())
+		return 0;
 	bpf_for_each(scx_dsq, p, dsq_id, 0) {
 		cpu = scx_bpf_task_cpu(p);
 		if (now_jiffies - p->scx.runnable_at < SCXK_STRANDED_JIFFIES ||
