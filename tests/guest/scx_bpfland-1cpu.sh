@@ -62,17 +62,17 @@ tail -n 6 "$LOG"
 # hogs and four build job streams (processes forked and exec'd, 20 ms of CPU each), a 60 Hz
 # frame loop of 4 ms of CPU per frame, and `uname -r` timed from fork to exit. A task just
 # forked used to wait behind every hog, a whole slice each: uname p50 187 ms in the bench at
-# this load (EEVDF 35 ms), p90 300 ms here; now 14 to 22 ms in the last runs. The frame loop must keep its
-# frames meanwhile: cutting slices to a share of the base slice, alone, made it fall behind
-# at its start, never sleep, never be classed interactive, and lose every frame. While a
-# build job that slept once early in its life was classed interactive, it ran its 20 ms
-# beside the frame loop unpreempted: 1 to 3% of the frames dropped, a frame p99 of 10 to
-# 19 ms; and the frame loop, whose first window counted its start-up, was promoted only
-# after about 120 ms of late frames. Now frames are late only in the loop's first 100 ms,
-# about when it is promoted (at its third sleep, after frame 2), waiting behind the build's
-# new jobs: frames 0, 2, 3 or 4 late, 0 to 6 frames dropped in eleven runs, none late
-# later, and a p99 of 4 to 10 ms. The uname bound leaves room for the emulator's tail (one
-# run of many gave 22 ms) and stays far below the old 300 ms.
+# this load (EEVDF 35 ms), p90 300 ms here; now 14 to 22 ms in the last runs. The frame loop
+# must keep its frames meanwhile: cutting slices to a share of the base slice, alone, made
+# it fall behind at its start, never sleep, never be classed interactive, and lose every
+# frame. While a build job that slept once early in its life was classed interactive, it ran
+# its 20 ms beside the frame loop unpreempted: 1 to 3% of the frames dropped, a frame p99 of
+# 10 to 19 ms; and the frame loop, whose first window counted its start-up, was promoted
+# only after about 120 ms of late frames. Now frames are late only in the loop's first 100
+# ms, about when it is promoted (at its third sleep, after frame 2), waiting behind the
+# build's new jobs: frames 0, 2, 3 or 4 late, 0 to 6 frames dropped in eleven runs, none
+# late later, and a p99 of 4 to 10 ms. The uname bound leaves room for the emulator's tail
+# (one run of many gave 22 ms) and stays far below the old 300 ms.
 UNAME_P90_MAX_US=50000
 FRAMES_DROPPED_MAX_HUNDREDTHS_PCT=200
 FRAME_P99_MAX_US=12000
