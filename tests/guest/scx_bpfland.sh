@@ -108,7 +108,7 @@ expect_partition "$LOG"
 # unload (every CPU primary). The hog alone on CPU 3 keeps its CPU through slice refills in
 # dispatch: its runtime must be charged there, not only when it finally stops.
 taskset -p -c 0-2 $$ >/dev/null
-taskset -c 0-2 sh -c 'while :; do usleep 10000; done' & sleeper=$!
+taskset -c 0-2 sh -c "$PERIODIC_SLEEPER_10MS" & sleeper=$!
 taskset -c 0-2 sh -c 'while :; do :; done' & hog=$!
 LOG2=/tmp/scx_bpfland-2.log
 start_sched "$LOG2" scx_bpfland --stats 1 --watch-pid "$sleeper,$hog" --enable-prometheus

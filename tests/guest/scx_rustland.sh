@@ -26,7 +26,7 @@ fallback_entries() { grep "dispatched" "$LOG" | tail -n 1 | sed -n 's/.*(\([0-9]
 # the policy loop does not page-fault once running.
 start_hogs "$NCPU"
 hog=$(echo $HOGS | cut -d" " -f1)
-sh -c 'while :; do usleep 10000; done' & sleeper=$!
+sh -c "$PERIODIC_SLEEPER_10MS" & sleeper=$!
 start_sched "$LOG" scx_rustland --stats 1 --watch-pid "$sleeper,$hog" --enable-prometheus
 expect_loaded scx_rustland rustland "$LOG"
 expect_ext_task scx_rustland
@@ -34,8 +34,7 @@ sleep 6
 expect_class "a periodic sleeper is interactive" "$sleeper" interactive "$LOG"
 expect_class "a CPU hog is regular" "$hog" regular "$LOG"
 # The sleeper's wakeups are decided ahead (a wake grant, given to interactive tasks): BPF
-# queues them without a round trip through the policy. It wakes up to 100 times a second
-# (its usleep children are new tasks, decided one by one).
+# queues them without a round trip through the policy. It wakes up to 100 times a second.
 granted=$(last_stat granted)
 check "an interactive task's wakeups skip the policy's round trip: $granted granted in the last second (at least 30)" \
     [ "${granted:-0}" -ge 30 ]

@@ -524,13 +524,23 @@ wake_avg_us() {
     $run 2>/dev/null | sed -n 's/.* P: *0 .* Avg: *\([0-9]*\).*/\1/p' | tail -n 1
 }
 
+# A shell script that sleeps 10 ms at a time, forever, without forking (a usleep child per
+# sleep made it a fork loop: under hogs it slept 8 to 13 times a second, not 100): it reads,
+# with a timeout, a FIFO nobody writes to.
+PERIODIC_SLEEPER_10MS='f=$(mktemp -u); mkfifo "$f"; while :; do read -t 0.01 x <>"$f"; done'
+
 # expect_class NAME PID CLASS LOG: the newest --watch-pid line of PID in LOG ("pid N:
-# interactive (...)") gives CLASS.
+# interactive (...)") gives CLASS. The first line may come late (scx_rustland logs a task
+# when it is handed over, which an interactive one is only after a slice of run): waits up to
+# WATCH_LINE_WAIT_S for one.
+WATCH_LINE_WAIT_S=30
 expect_class() {
     local name=$1 pid=$2 class=$3 line
+    wait_for "$WATCH_LINE_WAIT_S" grep -q "pid $pid:" "$4" ||
+        { fail "$name" "no line for pid $pid in $4 within $WATCH_LINE_WAIT_S s"; return; }
     line=$(grep "pid $pid:" "$4" | tail -n 1)
     case $line in
         *"pid $pid: $class"*) pass "$name (pid ${line#*pid })" ;;
-        *) fail "$name" "$(grep "pid $pid:" "$4" | tail -n 2)" ;;
+        *) fail "$name" "newest line: $line" ;;
     esac
 }
