@@ -41,7 +41,7 @@ scxkit::metric_set! {
         SENT_DEFERRED = MetricDef::counter("tasks_sent_deferred_total", &[], "Tasks handed to the policy without waking it, where waking it would have preempted a task: it reads them with others at a CPU's next scheduling point (also counted in tasks_sent_total)."),
         POLICY_TURNS = MetricDef::counter("policy_turns_total", &[], "Turns of the policy's loop: each reads the tasks handed over and decides (a round trip through userspace)."),
         CUSTODY_FULL = MetricDef::counter("custody_full_total", &[], "Hand-overs refused because BPF's record of the tasks the policy holds (for the fallback) was full: BPF dispatched the task itself (also counted as congestion)."),
-        CUSTODY_LOST = MetricDef::counter("custody_lost_total", &[], "Tasks the policy held that dropped out of BPF's record, so the fallback would not find them (a failed push of the queue map, whose lock may time out on 6.15 and later)."),
+        CUSTODY_PUSH_FAILED = MetricDef::counter("custody_push_failed_total", &[], "Pushes of an entry into BPF's record of the tasks the policy holds that the queue map refused (its lock may time out on 6.15 and later): BPF dispatched the task itself."),
         DECISIONS_CANCELLED = MetricDef::counter("decisions_cancelled_total", &[], "Decisions dropped: the task was enqueued again, dequeued or gone since it was handed over."),
         DECISIONS_REPLACED = MetricDef::counter("decisions_replaced_total", &[], "Decisions naming a CPU the task may not use: sent to any CPU instead."),
         POLICY_NUDGES = MetricDef::counter("policy_nudges_total", &[], "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),
@@ -66,7 +66,7 @@ pub static COUNTERS: &[CounterSlot] = &[
     (intf::USCHED_STAT_SENT, &SENT),
     (intf::USCHED_STAT_DEFERRED, &SENT_DEFERRED),
     (intf::USCHED_STAT_CUSTODY_FULL, &CUSTODY_FULL),
-    (intf::USCHED_STAT_CUSTODY_LOST, &CUSTODY_LOST),
+    (intf::USCHED_STAT_CUSTODY_PUSH_FAILED, &CUSTODY_PUSH_FAILED),
     (intf::USCHED_STAT_CANCELLED, &DECISIONS_CANCELLED),
     (intf::USCHED_STAT_REPLACED, &DECISIONS_REPLACED),
     (intf::USCHED_STAT_NUDGE, &POLICY_NUDGES),
@@ -105,7 +105,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
-        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} | custody full {} lost {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
+        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} | custody full {} push failed {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
         now.get("tasks_running", &[]),
         now.get("tasks_queued", &[]),
         now.get("tasks_waiting_user", &[]),
@@ -118,7 +118,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         d("policy_nudges_total", &[]),
         d("shared_queue_first_total", &[]),
         d("custody_full_total", &[]),
-        d("custody_lost_total", &[]),
+        d("custody_push_failed_total", &[]),
         now.get("fallback_seconds_total", &[]),
         now.get("fallback_entries_total", &[]),
         d("page_faults_total", &[]),
@@ -180,7 +180,7 @@ mod tests {
         let after = reading(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0);
         let line = log_line(&before, &after);
         assert!(line.contains("dispatched 6: user 4 granted 0 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
-        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 shared first 3 | custody full 0 lost 0"), "{line}");
+        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 shared first 3 | custody full 0 push failed 0"), "{line}");
         assert!(line.contains("cpu 2 ms"), "{line}");
     }
 }

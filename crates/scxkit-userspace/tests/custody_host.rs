@@ -12,8 +12,8 @@ const INCLUDE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bpf/includ
 /// The helpers custody.bpf.h uses, then the header, then a scenario: the FIFO is filled with
 /// live entries; a trim takes the head out to put it back, and in between another CPU hands
 /// a task over (the hook after the pop). The sweep then empties the FIFO. Prints
-/// `max MAX added ADDED refused REFUSED missing MISSING`, MISSING being the accepted tasks the sweep
-/// never dispatched.
+/// `max MAX added ADDED refused REFUSED missing MISSING`, MISSING being the accepted tasks, not
+/// exited, that were never dispatched.
 const DRIVER_C: &str = r#"
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,12 +58,18 @@ static struct custody_ring { s32 pid; u32 pad; u64 seq; } ring[USCHED_CUSTODY_MA
 static u32 ring_head, ring_len;
 static void (*after_pop)(void);
 static void (*after_push)(void);
+/* The next push fails as a timed-out rqspinlock makes it fail. */
+static bool next_push_fails;
 
 static long bpf_map_push_elem(void *map, const void *value, u64 flags)
 {
 	void (*hook)(void) = after_push;
 
 	(void)map; (void)flags;
+	if (next_push_fails) {
+		next_push_fails = false;
+		return -16; /* -EBUSY */
+	}
 	if (ring_len == USCHED_CUSTODY_MAX)
 		return -7; /* -E2BIG */
 	memcpy(&ring[(ring_head + ring_len) % USCHED_CUSTODY_MAX], value, sizeof(ring[0]));
@@ -132,14 +138,29 @@ static void other_cpu_trims(void) { custody_trim(); }
 
 /* "full": the FIFO is filled and a trim takes the head out while another CPU hands a task
  * over. "trim-after-push": one task is handed over to an empty FIFO and another CPU trims
- * between its entry's push and the end of the hand-over. */
+ * between its entry's push and the end of the hand-over. "push-back-fails": a trim takes
+ * the head out and the map refuses it back. "crowded": the FIFO is filled, the tasks of its
+ * first 64 entries exit, a dispatch compacts it, and one more task is handed over. */
 int main(int argc, char **argv)
 {
+	const char *scenario = argc > 1 ? argv[1] : "full";
 	int pid, missing = 0, rounds;
 
-	if (argc > 1 && !strcmp(argv[1], "trim-after-push")) {
+	if (!strcmp(scenario, "trim-after-push")) {
 		after_push = other_cpu_trims;
 		hand_over(1);
+	} else if (!strcmp(scenario, "push-back-fails")) {
+		for (pid = 1; pid <= 3; pid++)
+			hand_over(pid);
+		next_push_fails = true;
+		custody_trim();
+	} else if (!strcmp(scenario, "crowded")) {
+		for (pid = 1; pid <= USCHED_CUSTODY_MAX; pid++)
+			hand_over(pid);
+		for (pid = 1; pid <= 64; pid++)
+			tasks[pid].alive = false;
+		custody_compact_if_crowded();
+		hand_over(USCHED_CUSTODY_MAX + 1);
 	} else {
 		for (pid = 1; pid <= USCHED_CUSTODY_MAX; pid++)
 			hand_over(pid);
@@ -149,7 +170,7 @@ int main(int argc, char **argv)
 	for (rounds = 0; custody_nonempty() && rounds < NR_TASKS; rounds++)
 		custody_sweep();
 	for (pid = 1; pid < NR_TASKS; pid++)
-		if (accepted[pid] && !dispatched[pid])
+		if (accepted[pid] && tasks[pid].alive && !dispatched[pid])
 			missing++;
 	printf("max %d added %d refused %d missing %d\n", USCHED_CUSTODY_MAX, added, refused, missing);
 	return 0;
@@ -202,6 +223,23 @@ fn run_scenario(scenario: &str) -> impl Fn(&str) -> usize {
 fn an_entry_trimmed_as_it_is_added_is_still_found() {
     let value = run_scenario("trim-after-push");
     assert_eq!((value("added"), value("missing")), (1, 0), "the sweep must dispatch the task handed over");
+}
+
+/// Since 6.15 the queue map's lock may time out: an entry a trim takes out and cannot put
+/// back must not leave its task where the fallback will never look.
+#[test]
+fn an_entry_the_map_refuses_back_is_dispatched() {
+    let value = run_scenario("push-back-fails");
+    assert_eq!((value("added"), value("missing")), (3, 0), "the task whose entry was refused back must be dispatched");
+}
+
+/// Room is made in ops.dispatch (ops.enqueue may dispatch no other task than its own):
+/// a FIFO full of entries whose tasks exited takes new hand-overs after a dispatch.
+#[test]
+fn a_dispatch_makes_room_in_a_crowded_fifo() {
+    let value = run_scenario("crowded");
+    let added_refused_missing = (value("added"), value("refused"), value("missing"));
+    assert_eq!(added_refused_missing, (value("max") + 1, 0, 0), "the stale entries must be dropped, the live ones kept");
 }
 
 #[test]

@@ -10,7 +10,12 @@
  * So every entry holds one of USCHED_CUSTODY_MAX places (custody_places) from the moment
  * it is added until it is dropped or swept, including while it is out to be put back; a
  * hand-over that finds no place left is refused (counted), and BPF dispatches that task
- * itself.
+ * itself. Putting back can still fail (see custody_recycle_head()): the task is then
+ * dispatched by BPF, so entries are only recycled in ops.dispatch, where BPF may dispatch
+ * any task it holds.
+ *
+ * A task leaves custody once: whoever dispatches it (a decision, the sweep, a failed put
+ * back) first claims its hand-over, swapping custody_seq from that hand-over's number to 0.
  */
 #ifndef __USCHED_CUSTODY_BPF_H
 #define __USCHED_CUSTODY_BPF_H
@@ -69,20 +74,49 @@ static struct task_struct *custody_task(s32 pid, u64 seq)
 	return NULL;
 }
 
+/* Claims hand-over `seq` of the task whose context is `tctx`: true for one caller only, and
+ * only while that hand-over is still waiting for a decision. */
+static __always_inline bool custody_claim(struct task_ctx *tctx, u64 seq)
+{
+	return seq && __sync_val_compare_and_swap(&tctx->custody_seq, seq, 0) == seq;
+}
+
+/* The task of an entry, acquired and claimed (see custody_claim()), or NULL. */
+static struct task_struct *custody_take(s32 pid, u64 seq)
+{
+	struct task_struct *p = bpf_task_from_pid(pid);
+	struct task_ctx *tctx;
+
+	if (!p)
+		return NULL;
+	tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+	if (tctx && custody_claim(tctx, seq))
+		return p;
+	bpf_task_release(p);
+	return NULL;
+}
+
+/* Dispatches a claimed task for the fallback (ops.dispatch only), with a default slice. */
+static void custody_dispatch(struct task_struct *p)
+{
+	scx_bpf_dsq_insert(p, fallback_dsq(p), fallback_slice_ns, 0);
+	scxk_stat_inc(USCHED_STAT_FALLBACK);
+}
+
 /* What custody_recycle_head() did with the head entry. */
 enum custody_head {
 	CUSTODY_EMPTY,		/* there was none */
 	CUSTODY_DROPPED,	/* stale, dropped */
 	CUSTODY_REQUEUED,	/* live, back at the tail */
-	CUSTODY_LOST,		/* live, but could not be put back (see below) */
+	CUSTODY_DISPATCHED,	/* live, could not be put back: dispatched (see below) */
 };
 
 /* Takes the head entry, drops it if stale and puts it back at the tail if live. Pop, then
  * look: a peek followed by a pop could take another CPU's entry in between. The entry's place
  * is kept, so the FIFO has room for it; but since 6.15 the map's lock is an rqspinlock, and
  * the push can still fail (-EBUSY: its holder stalled 250 ms, or a deadlock it detected).
- * The entry is then lost, counted: the policy can still decide its task, the fallback would
- * not find it. */
+ * The task is then dispatched here, counted, rather than left where the fallback would not
+ * find it. ops.dispatch only. */
 static enum custody_head custody_recycle_head(void)
 {
 	struct custody_entry e;
@@ -99,44 +133,52 @@ static enum custody_head custody_recycle_head(void)
 	if (!bpf_map_push_elem(&custody, &e, 0))
 		return CUSTODY_REQUEUED;
 	custody_free_place();
-	scxk_stat_inc(USCHED_STAT_CUSTODY_LOST);
-	return CUSTODY_LOST;
+	scxk_stat_inc(USCHED_STAT_CUSTODY_PUSH_FAILED);
+	p = custody_take(e.pid, e.seq);
+	if (p) {
+		custody_dispatch(p);
+		bpf_task_release(p);
+	}
+	return CUSTODY_DISPATCHED;
 }
 
-/* Makes room by dropping stale entries from the head; live ones go to the tail again. */
-static void custody_compact(void)
+/* Makes room, once the FIFO is three quarters full, by dropping stale entries from the head;
+ * live ones go to the tail again. Up to 64 entries, and at most once round the FIFO.
+ * ops.dispatch only. */
+static void custody_compact_if_crowded(void)
 {
 	enum custody_head head;
 	u32 i;
 
+	if (custody_places < custody_places_max / 4 * 3)
+		return;
 	bpf_for(i, 0, 64) {
+		if (i >= custody_places)
+			break;
 		head = custody_recycle_head();
-		if (head == CUSTODY_EMPTY || head == CUSTODY_LOST)
+		if (head == CUSTODY_EMPTY || head == CUSTODY_DISPATCHED)
 			break;
 	}
 }
 
 /* Remembers a hand-over (hand-over `seq` of the task of `pid`, whose context is `tctx`);
- * false, counted, when the FIFO has no place left even after dropping stale entries (the
- * caller then dispatches the task itself). The task is marked as in custody before its entry
- * goes in: another CPU's trim may take the entry out at once, and would drop it as stale. */
+ * false, counted, when the FIFO has no place left (the caller then dispatches the task
+ * itself; ops.dispatch makes room). The task is marked as in custody before its entry goes
+ * in: another CPU's trim may take the entry out at once, and would drop it as stale. */
 static bool custody_add(struct task_ctx *tctx, s32 pid, u64 seq)
 {
 	struct custody_entry e = { .pid = pid, .seq = seq };
 
 	if (!custody_take_place()) {
-		custody_compact();
-		if (!custody_take_place()) {
-			scxk_stat_inc(USCHED_STAT_CUSTODY_FULL);
-			return false;
-		}
+		scxk_stat_inc(USCHED_STAT_CUSTODY_FULL);
+		return false;
 	}
 	tctx->custody_seq = seq;
 	if (!bpf_map_push_elem(&custody, &e, 0))
 		return true;
 	tctx->custody_seq = 0;
 	custody_free_place();
-	scxk_stat_inc(USCHED_STAT_CUSTODY_LOST);
+	scxk_stat_inc(USCHED_STAT_CUSTODY_PUSH_FAILED);
 	return false;
 }
 
@@ -157,21 +199,16 @@ static void custody_sweep(void)
 {
 	struct custody_entry e;
 	struct task_struct *p;
-	struct task_ctx *tctx;
 	u32 i;
 
 	bpf_for(i, 0, USCHED_DISPATCH_BATCH) {
 		if (bpf_map_pop_elem(&custody, &e))
 			break;
 		custody_free_place();
-		p = custody_task(e.pid, e.seq);
+		p = custody_take(e.pid, e.seq);
 		if (!p)
 			continue;
-		tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-		if (tctx)
-			tctx->custody_seq = 0;
-		scx_bpf_dsq_insert(p, fallback_dsq(p), fallback_slice_ns, 0);
-		scxk_stat_inc(USCHED_STAT_FALLBACK);
+		custody_dispatch(p);
 		bpf_task_release(p);
 	}
 }

@@ -153,7 +153,7 @@ static s32 claim_idle_cpu(struct task_struct *p)
 
 static void apply_decision(const struct usched_decision *d)
 {
-	struct task_struct *p = custody_task(d->pid, d->enq_seq);
+	struct task_struct *p = custody_take(d->pid, d->enq_seq);
 	struct task_ctx *tctx;
 	s32 cpu = d->cpu;
 
@@ -163,7 +163,6 @@ static void apply_decision(const struct usched_decision *d)
 	}
 	tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 	if (tctx) {
-		tctx->custody_seq = 0;
 		tctx->vtime = d->vtime;
 		tctx->grant_budget_ns = d->grant_budget_ns;
 		tctx->grant_credit_ns = d->grant_credit_ns;

@@ -103,9 +103,9 @@ enum usched_stat_idx {
 	/* Hand-overs refused because the custody FIFO had no place left: BPF dispatched the
 	 * task itself (counted as congestion too). */
 	USCHED_STAT_CUSTODY_FULL,
-	/* Live custody entries lost (the fallback would not find their task): only when a push
-	 * of the queue map fails (its lock may time out on 6.15 and later). */
-	USCHED_STAT_CUSTODY_LOST,
+	/* Pushes of a custody entry the queue map refused (its lock may time out on 6.15 and
+	 * later): BPF dispatched the task itself, as for a full FIFO. */
+	USCHED_STAT_CUSTODY_PUSH_FAILED,
 	/* Tasks handed over without waking the policy: it reads them at a CPU's next
 	 * scheduling point, with others (counted in SENT too). */
 	USCHED_STAT_DEFERRED,

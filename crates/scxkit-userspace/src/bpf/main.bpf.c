@@ -143,6 +143,7 @@ void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 	} else {
 		drain_decisions();
 		custody_trim();
+		custody_compact_if_crowded();
 	}
 	/* Decisions go out from here too, but a CPU on its way offline takes no queued work
 	 * other than its own kthreads'. */
