@@ -283,6 +283,40 @@ greedy_run "$LOG4B" --direct-greedy-numa
 far_direct=$(total_of "$LOG4B" "direct_greedy_xnuma")
 check "with --direct-greedy-numa, waking tasks cross nodes (crossed $far_direct)" [ "${far_direct:-0}" -gt 0 ]
 
+# 3b. --new-task-spread. Node 0's CPUs run two pinned hogs each, so that none is ever idle; a
+# parent on CPU 0, allowed everywhere,
+# forks four CPU-bound children. With nothing idle on node 0, each child starts on an idle CPU
+# of node 1, its home from then on (no balancing, no cross-node stealing: nothing else would
+# move them): at least three do, as a fourth may find node 1's CPUs busy with scx_rusty's
+# own process or this shell, and stays (3 of 4 in two runs of three). The control, by
+# default, leaves them all on node 0.
+# fork_run LOG OPTIONS...: that load under scx_rusty with OPTIONS; sets KIDS_NODE1 to how many
+# children are on node 1 after 3 s.
+fork_run() {
+    local log=$1 name kids p; shift
+    name="scx_rusty ${*:-(new tasks with their parent)}"
+    start_sched "$log" scx_rusty $DOMS --no-load-balance --stats 1 "$@"
+    expect_loaded "$name" rusty "$log"
+    spawn_workers 8 0-3; local hogs=$WORKERS
+    sleep 1
+    taskset -c 0 sh -c 'taskset -p -c 0-7 $$ >/dev/null
+        for i in 1 2 3 4; do sh -c "while :; do :; done" & echo $!; done > /tmp/fork-kids; wait' & local parent=$!
+    sleep 3
+    kids=$(cat /tmp/fork-kids); KIDS_NODE1=0
+    for p in $kids; do [ "$(node_of "$p")" = 1 ] && KIDS_NODE1=$((KIDS_NODE1 + 1)); done
+    kill $kids $parent 2>/dev/null; wait $parent 2>/dev/null
+    WORKERS=$hogs; stop_workers
+    expect_clean_exit "$name" "$log"
+}
+LOG4C=/tmp/scx_rusty-fork.log
+fork_run "$LOG4C" --new-task-spread
+spread=$(total_of "$LOG4C" "new_task_spread")
+check "with --new-task-spread, new tasks start on node 1 when node 0 is busy: $KIDS_NODE1 of 4 children there, $spread spread" \
+    [ "$KIDS_NODE1" -ge 3 -a "${spread:-0}" -ge 3 ]
+LOG4D=/tmp/scx_rusty-fork-default.log
+fork_run "$LOG4D"
+check "by default they stay on node 0 ($KIDS_NODE1 of 4 on node 1)" [ "$KIDS_NODE1" -eq 0 ]
+
 # 4. Defaults (one domain per LLC, here one per node) under 40 s of mixed stress that also
 # changes affinities, then SIGINT.
 LOG5=/tmp/scx_rusty-stress.log

@@ -77,6 +77,7 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     rodata.greedy_threshold = opts.greedy_threshold;
     rodata.greedy_threshold_x_numa = opts.greedy_threshold_x_numa;
     rodata.direct_greedy_numa = opts.direct_greedy_numa;
+    rodata.new_task_spread = opts.new_task_spread;
     rodata.fifo = opts.fifo;
     open.maps.lb_requests.set_max_entries(bpf_io::request_map_entries()?).context("sizing the move request map")?;
     let mut skel = open.load().context("loading the BPF scheduler into the kernel")?;

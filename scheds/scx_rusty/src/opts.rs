@@ -42,6 +42,12 @@ pub struct Opts {
     #[arg(short = 'r', long)]
     pub direct_greedy_numa: bool,
 
+    /// Start a new task on an idle CPU of any other domain, another node's included, when
+    /// its parent's domain and node have none; that domain becomes its home (by default it
+    /// waits in its parent's domain for a CPU there, or for the balancer).
+    #[arg(long)]
+    pub new_task_spread: bool,
+
     /// Let an idle CPU steal from a domain of its node that has at least this many queued
     /// tasks (0 turns stealing off).
     #[arg(short = 'g', long, value_name = "TASKS", default_value_t = intf::RUSTY_GREEDY_THRESHOLD_DEFAULT as u32,

@@ -25,7 +25,7 @@ const fn counter(name: &'static str, labels: &'static [(&'static str, &'static s
 
 const DISPATCHED: &str = "dispatched_tasks_total";
 /// The dispatch paths, in the order the log line shows them.
-const PATHS: [&str; 7] = ["sync", "prev_idle", "home_idle", "direct_greedy", "direct_greedy_xnuma", "pinned", "queued"];
+const PATHS: [&str; 8] = ["sync", "prev_idle", "home_idle", "direct_greedy", "direct_greedy_xnuma", "new_task_spread", "pinned", "queued"];
 const LEVELS: [&str; 2] = ["node", "domain"];
 
 scxkit::metric_set! {
@@ -38,6 +38,7 @@ scxkit::metric_set! {
         HOME_IDLE = counter(DISPATCHED, &[("type", "home_idle")], "Waking tasks put on another idle CPU of the home domain."),
         DIRECT_GREEDY = counter(DISPATCHED, &[("type", "direct_greedy")], "Waking tasks put on an idle CPU of an underused domain of the same node."),
         DIRECT_GREEDY_XNUMA = counter(DISPATCHED, &[("type", "direct_greedy_xnuma")], "Waking tasks put on an idle CPU of an underused domain of another node (--direct-greedy-numa)."),
+        NEW_TASK_SPREAD = counter(DISPATCHED, &[("type", "new_task_spread")], "New tasks with no idle CPU on their node put on an idle CPU of another domain, their home from then on (--new-task-spread)."),
         PINNED = counter(DISPATCHED, &[("type", "pinned")], "Tasks that could not migrate at the time, put on their CPU's local queue."),
         QUEUED = counter(DISPATCHED, &[("type", "queued")], "Tasks queued on their home domain's queue."),
         TAKE_HOME = counter("taken_tasks_total", &[("from", "home")], "Tasks a CPU took from its own domain's queue."),
@@ -76,6 +77,7 @@ static COUNTERS: &[CounterSlot] = &[
     (intf::RUSTY_STAT_HOME_IDLE, &HOME_IDLE),
     (intf::RUSTY_STAT_DIRECT_GREEDY, &DIRECT_GREEDY),
     (intf::RUSTY_STAT_DIRECT_GREEDY_XNUMA, &DIRECT_GREEDY_XNUMA),
+    (intf::RUSTY_STAT_NEW_TASK_SPREAD, &NEW_TASK_SPREAD),
     (intf::RUSTY_STAT_PINNED, &PINNED),
     (intf::RUSTY_STAT_QUEUED, &QUEUED),
     (intf::RUSTY_STAT_TAKE_HOME, &TAKE_HOME),

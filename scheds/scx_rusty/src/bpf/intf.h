@@ -40,6 +40,9 @@ enum rusty_stat_idx {
 	RUSTY_STAT_DIRECT_GREEDY,
 	/* select_cpu: an idle CPU of an underused domain of another node (--direct-greedy-numa). */
 	RUSTY_STAT_DIRECT_GREEDY_XNUMA,
+	/* select_cpu: a new task, with no idle CPU on its node, put on an idle CPU of another
+	 * domain, which became its home (--new-task-spread). */
+	RUSTY_STAT_NEW_TASK_SPREAD,
 	/* enqueue: a task that may not migrate now, put on its CPU's local queue. */
 	RUSTY_STAT_PINNED,
 	/* enqueue: queued on its home domain's queue (or the global one, see fallbacks). */
