@@ -3,9 +3,8 @@
  * the previous CPU, an idle CPU of the home domain, then "direct greedy": an idle CPU of an
  * underused domain (same node; other nodes only with --direct-greedy-numa); with
  * --new-task-spread, a new task then takes an idle CPU of any domain, which becomes its home.
- * Idle CPUs are
- * found by the kernel's built-in selection restricted to a domain, which tries the previous
- * CPU's whole idle SMT core first.
+ * Idle CPUs are found by the kernel's built-in selection restricted to a domain, which tries
+ * the previous CPU's whole idle SMT core first.
  */
 #ifndef __RUSTY_PLACE_BPF_H
 #define __RUSTY_PLACE_BPF_H
@@ -64,11 +63,12 @@ static u32 new_task_next_dom;
 static __always_inline s32 new_task_cpu(struct task_struct *p, s32 prev_cpu, u64 wake_flags,
 					struct task_ctx *tctx)
 {
-	u32 start = new_task_next_dom++, i, dom;
+	u32 start, i, dom;
 	s32 cpu;
 
 	if (!new_task_spread || !(wake_flags & SCX_WAKE_FORK))
 		return -1;
+	start = new_task_next_dom++;
 	bpf_for(i, 0, nr_doms) {
 		dom = (start + i) % nr_doms;
 		if (dom == tctx->dom || !dom_in(tctx->dom_mask, dom))
