@@ -527,19 +527,33 @@ wake_avg_us() {
 # A shell script that sleeps 10 ms at a time, forever, without forking (a usleep child per
 # sleep made it a fork loop: under hogs it slept 8 to 13 times a second, not 100): it reads,
 # with a timeout, a FIFO nobody writes to.
-PERIODIC_SLEEPER_10MS='f=$(mktemp -u); mkfifo "$f"; while :; do read -t 0.01 x <>"$f"; done'
+PERIODIC_SLEEPER_10MS='f=$(mktemp -u); mkfifo "$f"; exec 3<>"$f"; rm -f "$f"; while :; do read -t 0.01 x <&3; done'
 
 # expect_class NAME PID CLASS LOG: the newest --watch-pid line of PID in LOG ("pid N:
 # interactive (...)") gives CLASS. The first line may come late (scx_rustland logs a task
-# when it is handed over, which an interactive one is only after a slice of run): waits up to
-# WATCH_LINE_WAIT_S for one.
+# when it is handed over, which an interactive one is only after a slice of run), and it
+# may be the class a task has before any rate was measured ("regular (0 voluntary
+# switches/s"): waits up to WATCH_LINE_WAIT_S (seconds of uptime, not turns of the wait) for
+# a newest line with a measured rate, then judges that line.
 WATCH_LINE_WAIT_S=30
+newest_class_line() { grep "pid $1:" "$2" | tail -n 1; }
+class_settled() {
+    case $(newest_class_line "$1" "$3") in
+        '') return 1 ;;
+        *"pid $1: $2"*) return 0 ;;
+        *"(0 voluntary switches/s"*) return 1 ;;
+        *) return 0 ;;
+    esac
+}
 expect_class() {
-    local name=$1 pid=$2 class=$3 line
-    wait_for "$WATCH_LINE_WAIT_S" grep -q "pid $pid:" "$4" ||
-        { fail "$name" "no line for pid $pid in $4 within $WATCH_LINE_WAIT_S s"; return; }
-    line=$(grep "pid $pid:" "$4" | tail -n 1)
+    local name=$1 pid=$2 class=$3 line end
+    end=$(( $(cut -d. -f1 /proc/uptime) + WATCH_LINE_WAIT_S ))
+    until class_settled "$pid" "$class" "$4" || [ "$(cut -d. -f1 /proc/uptime)" -ge "$end" ]; do
+        sleep 0.2
+    done
+    line=$(newest_class_line "$pid" "$4")
     case $line in
+        '') fail "$name" "no line for pid $pid in $4 within $WATCH_LINE_WAIT_S s" ;;
         *"pid $pid: $class"*) pass "$name (pid ${line#*pid })" ;;
         *) fail "$name" "newest line: $line" ;;
     esac

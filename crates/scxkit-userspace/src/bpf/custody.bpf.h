@@ -142,15 +142,22 @@ static enum custody_head custody_recycle_head(void)
 	return CUSTODY_DISPATCHED;
 }
 
+/* Whether a CPU is compacting now: one at a time, so that a crowded FIFO does not put every
+ * CPU's ops.dispatch in line for the queue map's lock. */
+static u64 custody_compacting;
+
 /* Makes room, once the FIFO is three quarters full, by dropping stale entries from the head;
- * live ones go to the tail again. Up to 64 entries, and at most once round the FIFO.
- * ops.dispatch only. */
+ * live ones go to the tail again. One CPU at a time, up to 64 entries and at most once round
+ * the FIFO, stopping after 16 live entries in a row: a FIFO crowded with live entries (a
+ * policy that holds many tasks) has nothing to drop, and rotating it only costs every
+ * dispatch the map's lock. ops.dispatch only. */
 static void custody_compact_if_crowded(void)
 {
 	enum custody_head head;
-	u32 i;
+	u32 i, live = 0;
 
-	if (custody_places < custody_places_max / 4 * 3)
+	if (custody_places < custody_places_max / 4 * 3 ||
+	    !__sync_bool_compare_and_swap(&custody_compacting, 0, 1))
 		return;
 	bpf_for(i, 0, 64) {
 		if (i >= custody_places)
@@ -158,7 +165,12 @@ static void custody_compact_if_crowded(void)
 		head = custody_recycle_head();
 		if (head == CUSTODY_EMPTY || head == CUSTODY_DISPATCHED)
 			break;
+		if (head == CUSTODY_DROPPED)
+			live = 0;
+		else if (++live >= 16)
+			break;
 	}
+	custody_compacting = 0;
 }
 
 /* Remembers a hand-over (hand-over `seq` of the task of `pid`, whose context is `tctx`);
