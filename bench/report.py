@@ -18,17 +18,19 @@ import sys
 # Figures per guest mode; True where lower is better.
 FIGURES = {
     "throughput": [("hackbench_pipe_s", True), ("cpu_bogo_per_s", False), ("matrix_bogo_per_s", False),
-                   ("forkexec_per_s", False)],
+                   ("forkexec_per_s", False), ("sched_cpu_pct", True)],
     "latency": [("cyclic_p50_us", True), ("cyclic_p99_us", True), ("shell_p50_ms", True),
                 ("shell_p90_ms", True), ("shell_p99_ms", True), ("wakeup_p50_us", True),
-                ("wakeup_p99_us", True), ("wakeup_p999_us", True), ("requests_per_s", False)],
+                ("wakeup_p99_us", True), ("wakeup_p999_us", True), ("requests_per_s", False),
+                ("sched_cpu_pct", True)],
 }
 # The desktop's background loads (bench/scenario.sh DESKTOP_LEVELS) and its figures at each.
 DESKTOP_LEVELS = (1, 2, 4)
 DESKTOP_FIGURES = [("frames_fps", False), ("frames_dropped_pct", True), ("frame_p99_ms", True),
                    ("uname_p50_ms", True), ("uname_p99_ms", True), ("ps_p50_ms", True),
                    ("ps_p99_ms", True), ("build_jobs_per_s", False)]
-FIGURES["desktop"] = [(f"{name}_x{level}", lower) for level in DESKTOP_LEVELS for name, lower in DESKTOP_FIGURES]
+FIGURES["desktop"] = [(f"{name}_x{level}", lower) for level in DESKTOP_LEVELS for name, lower in DESKTOP_FIGURES] + \
+    [("sched_cpu_pct", True)]
 FIGURES["build"] = [("build_files_per_s", False), ("build_s", True), ("uname_p50_ms", True), ("uname_p99_ms", True),
                     ("ps_p50_ms", True), ("ps_p99_ms", True), ("hogs_bogo_per_s", False), ("migrations_per_file", True),
                     ("node_changes_per_file", True), ("rusty_node_homes_per_file", True)]
@@ -116,7 +118,8 @@ def parse_log(text):
             f["hackbench_pipe_s"] = statistics.median(runs)
         for name in ("cpu_bogo_per_s", "matrix_bogo_per_s", "forkexec_per_s", "wakeup_p50_us",
                      "wakeup_p99_us", "wakeup_p999_us", "requests_per_s", "build_files_per_s", "build_s",
-                     "migrations_per_file", "node_changes_per_file", "rusty_node_homes_per_file", "hogs_bogo_per_s"):
+                     "migrations_per_file", "node_changes_per_file", "rusty_node_homes_per_file", "hogs_bogo_per_s",
+                     "sched_cpu_pct"):
             numbers = [float(r[0]) for r in kinds.get(name, []) if re.fullmatch(r"[0-9.]+", r[0])]
             if numbers:
                 f[name] = numbers[0]

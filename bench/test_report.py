@@ -31,7 +31,7 @@ class Parsing(unittest.TestCase):
             "BENCH s1 shell_us 1000", "BENCH s1 shell_us 3000",
             "BENCH s1 cyclictest 000010 000005", "BENCH s1 cyclictest # Max Latencies: 00040",
             "BENCH s1 wakeup_p99_us 12.5", "BENCH s1 matrix_bogo_per_s 128.4",
-            "BENCH s1 matrix_bogo_per_s mean", "BENCH s1 overhead 100 50 2000",
+            "BENCH s1 matrix_bogo_per_s mean", "BENCH s1 overhead 100 50 2000", "BENCH s1 sched_cpu_pct 3.25",
             "BENCH s2 failed did not load", "unrelated line",
         ])
         figures, overheads, failures = report.parse_log(log)
@@ -41,6 +41,7 @@ class Parsing(unittest.TestCase):
         self.assertEqual(figures["s1"]["cyclic_p50_us"], 10)
         self.assertEqual(figures["s1"]["wakeup_p99_us"], 12.5)
         self.assertEqual(figures["s1"]["matrix_bogo_per_s"], 128.4, "words after the figure are skipped")
+        self.assertEqual(figures["s1"]["sched_cpu_pct"], 3.25)
         self.assertEqual(overheads["s1"], {"decisions": 100, "cpu_ms": 50, "attached_ms": 2000})
         self.assertEqual(failures["s2"], ["did not load"])
 
