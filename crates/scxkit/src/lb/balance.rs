@@ -7,9 +7,9 @@
 //! the smaller of the two deviations as they stand when its turn comes, and a pusher gives
 //! up at most its push cap of its deviation at the start. Tasks move from the leaves below
 //! the pusher to the least loaded leaf below the puller that each task may use. The victim
-//! is the task whose load is closest to what the pair still has to transfer, among those
-//! that strictly reduce the pair's imbalance, may run in the target and have not moved in
-//! this pass. A pair is worked until its transfer is done, the pusher reached its push cap,
+//! is the task whose load is closest to what would even out the pair (so that it leaves the
+//! pair least imbalanced), among those that strictly reduce the pair's imbalance, may run in
+//! the target and have not moved in this pass; the transfer only says when the pair stops. A pair is worked until its transfer is done, the pusher reached its push cap,
 //! no task fits, or the pass reached its move cap; then the next pair.
 
 use super::hierarchy::GroupId;
@@ -108,9 +108,13 @@ fn equalizing_load(state: &PassState, a: GroupId, b: GroupId) -> f64 {
 }
 
 /// Moves about `transfer` of load from a to b while the pusher's `budget` lasts; returns the
-/// number of tasks moved. Tasks come whole: the last one may overshoot the transfer or the
-/// budget, as long as it reduces the pair's imbalance (a group half a task above the
-/// average still gives up a task that evens out its pair).
+/// number of tasks moved. Each victim is the task closest to what would even out the pair
+/// (the one that leaves it least imbalanced), not to what is left of the transfer: against
+/// a transfer of half a busy task, any light task is closer, and a pair of a busy node and
+/// an idle one moved light tasks pass after pass while its busy tasks stayed. Tasks come
+/// whole: the last one may overshoot the transfer or the budget, as long as it reduces the
+/// pair's imbalance (a group half a task above the average still gives up a task that
+/// evens out its pair).
 fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, budget: &mut f64, moves: &mut Moves) -> usize {
     let mut sent = 0.0;
     let mut moved = 0;
@@ -119,8 +123,8 @@ fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, b
         if want <= 0.0 {
             break;
         }
-        let max_reducing = 2.0 * equalizing_load(state, a, b);
-        let Some((task, to)) = find_victim(state, a, b, want, max_reducing) else { break };
+        let even = equalizing_load(state, a, b);
+        let Some((task, to)) = find_victim(state, a, b, even, 2.0 * even) else { break };
         let load = state.tasks[task].load as f64;
         moves.list.push(Move { task, from: state.tasks[task].domain, to, depth: state.h.groups[a].depth });
         state.move_task(task, to);
@@ -133,7 +137,7 @@ fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, b
 
 /// The unmoved task below `a` whose load is closest to `want`, strictly under `max_load`
 /// (heavier would not reduce the imbalance), with the least loaded leaf below `b` it may run
-/// in.
+/// in. On a tie the lighter task goes.
 fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_load: f64) -> Option<(usize, usize)> {
     let mut sources = state.h.leaves_under(a);
     sources.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));

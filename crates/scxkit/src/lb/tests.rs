@@ -250,6 +250,21 @@ fn a_pair_moves_half_the_smaller_deviation() {
 }
 
 #[test]
+fn a_busy_task_crosses_before_light_ones_that_barely_help() {
+    // Node 1: two busy tasks and six light ones (a tenth busy each) in domain 2; node 0:
+    // two light ones. 2.6 against 0.4: the pair transfers 0.55. The light tasks are each
+    // closer to that, but one busy task evens the nodes out (1.6 against 1.4); moving six
+    // light ones would leave them 2.0 against 1.0 and the busy tasks where they were.
+    let light = BUSY / 10;
+    let mut tasks = vec![task(BUSY, 2), task(BUSY, 2)];
+    tasks.extend((0..6).map(|_| task(light, 2)));
+    tasks.extend((0..2).map(|_| task(2 * light, 0)));
+    let report = Balancer::new(two_by_two(), Mode::Propagate).pass(&mut tasks);
+    let crossed: Vec<u64> = report.moves.iter().filter(|m| m.depth == 1).map(|m| tasks[m.task].load).collect();
+    assert_eq!(crossed, vec![BUSY], "one busy task crosses, nothing else");
+}
+
+#[test]
 fn domains_less_than_5_percent_from_the_average_stay() {
     // One node's two domains with 40 and 38 busy tasks: 5.1% apart, 2.6% from the average.
     let mut tasks = busy_per_domain(&[40, 38]);
