@@ -226,11 +226,11 @@ suite() {
     esac
 }
 
-# run_scheduler LABEL COMMAND: loads it, runs the suite under it, stops it.
 # process_cpu_ticks PID: the CPU time of the process, all threads, user and system, in
 # USER_HZ ticks (10 ms).
 process_cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
+# run_scheduler LABEL COMMAND: loads it, runs the suite under it, stops it.
 run_scheduler() {
     local label=$1 cmd=$2 pid rc totals decisions cpu_ms started_us ticks attached_ms
     # shellcheck disable=SC2086 # the command is a word list

@@ -9,8 +9,9 @@
 //! the pusher to the least loaded leaf below the puller that each task may use. The victim
 //! is the task whose load is closest to what would even out the pair (so that it leaves the
 //! pair least imbalanced), among those that strictly reduce the pair's imbalance, may run in
-//! the target and have not moved in this pass; the transfer only says when the pair stops. A pair is worked until its transfer is done, the pusher reached its push cap,
-//! no task fits, or the pass reached its move cap; then the next pair.
+//! the target and have not moved in this pass; the transfer only says when the pair stops.
+//! A pair is worked until its transfer is done, the pusher reached its push cap, no task
+//! fits, or the pass reached its move cap; then the next pair.
 
 use super::hierarchy::GroupId;
 use super::outcome::LevelOutcomes;
@@ -135,10 +136,10 @@ fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, b
     moved
 }
 
-/// The unmoved task below `a` whose load is closest to `want`, strictly under `max_load`
+/// The unmoved task below `a` whose load is closest to `ideal_load`, strictly under `max_load`
 /// (heavier would not reduce the imbalance), with the least loaded leaf below `b` it may run
 /// in. On a tie the lighter task goes.
-fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_load: f64) -> Option<(usize, usize)> {
+fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, ideal_load: f64, max_load: f64) -> Option<(usize, usize)> {
     let mut sources = state.h.leaves_under(a);
     sources.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));
     let mut targets = state.h.leaves_under(b);
@@ -159,13 +160,13 @@ fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, want: f64, max_loa
         // of skipping such tasks one by one.
         let limit = max_load.min(room_bound(state, source_leaf, &targets_room));
         let members = state.members(domain);
-        let below = members.partition_point(|&(load, _)| (load as f64) < want.min(limit));
-        let above = members.partition_point(|&(load, _)| (load as f64) < want);
+        let below = members.partition_point(|&(load, _)| (load as f64) < ideal_load.min(limit));
+        let above = members.partition_point(|&(load, _)| (load as f64) < ideal_load);
         let fit = Fit { source: domain, targets: &target_domains, limit };
         let lighter = fit.first(state, members[..below].iter().rev());
         let heavier = fit.first(state, members[above..].iter());
         for (task, to) in [lighter, heavier].into_iter().flatten() {
-            let distance = (state.tasks[task].load as f64 - want).abs();
+            let distance = (state.tasks[task].load as f64 - ideal_load).abs();
             if best.is_none_or(|(d, _, _)| distance < d) {
                 best = Some((distance, task, to));
             }
