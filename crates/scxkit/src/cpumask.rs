@@ -69,6 +69,14 @@ impl Cpumask {
         self.words.iter().all(|&w| w == 0)
     }
 
+    /// Whether no CPU but `cpu` is set (an empty mask is, too).
+    pub fn is_within(&self, cpu: usize) -> bool {
+        self.words.iter().enumerate().all(|(i, &w)| {
+            let own = if i == cpu / BITS_PER_WORD { 1 << (cpu % BITS_PER_WORD) } else { 0 };
+            w & !own == 0
+        })
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.nr_cpus).filter(|&cpu| self.test(cpu))
     }
@@ -227,6 +235,16 @@ mod tests {
         assert_eq!(Cpumask::parse_hex("0x00fff", 20).unwrap().to_list(), "0-11");
         assert_eq!(Cpumask::parse_hex("0", 4).unwrap().weight(), 0);
         assert_eq!(Cpumask::parse_hex("0xff_00ff", 24).unwrap().to_list(), "0-7,16-23");
+    }
+
+    #[test]
+    fn is_within_one_cpu_across_words() {
+        let mask = |list: &str| Cpumask::parse_list(list, 130).unwrap();
+        assert!(mask("70").is_within(70));
+        assert!(mask("").is_within(3));
+        assert!(!mask("70").is_within(6));
+        assert!(!mask("6,70").is_within(70));
+        assert!(!mask("3,129").is_within(3));
     }
 
     #[test]

@@ -8,15 +8,16 @@
 //! up at most its push cap of its deviation at the start. Tasks move from the leaves below
 //! the pusher to the least loaded leaf below the puller that each task may use. The victim
 //! is the task whose load is closest to what would even out the pair (so that it leaves the
-//! pair least imbalanced), among those that strictly reduce the pair's imbalance, may run in
-//! the target and have not moved in this pass; the transfer only says when the pair stops.
+//! pair least imbalanced) without taking either side past the parent's average, among those
+//! that strictly reduce the pair's imbalance, may run in the target and have not moved in
+//! this pass; the transfer only says when the pair stops.
 //! A pair is worked until its transfer is done, the pusher reached its push cap, no task
 //! fits, or the pass reached its move cap; then the next pair.
 
 use super::hierarchy::GroupId;
 use super::outcome::LevelOutcomes;
 use super::policy::LevelPolicy;
-use super::state::PassState;
+use super::state::{Candidate, PassState};
 
 /// A decided migration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +81,7 @@ pub(crate) fn balance_children(
             if transfer <= 0.0 {
                 continue;
             }
-            let moved = work_pair(state, (a, b), transfer, &mut budget, moves);
+            let moved = work_pair(state, (a, b), transfer, average, &mut budget, moves);
             outcomes.moves += moved as u64;
             worked |= moved > 0;
             if moves.full() {
@@ -116,7 +117,7 @@ fn equalizing_load(state: &PassState, a: GroupId, b: GroupId) -> f64 {
 /// whole: the last one may overshoot the transfer or the budget, as long as it reduces the
 /// pair's imbalance (a group half a task above the average still gives up a task that
 /// evens out its pair).
-fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, budget: &mut f64, moves: &mut Moves) -> usize {
+fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, average: f64, budget: &mut f64, moves: &mut Moves) -> usize {
     let mut sent = 0.0;
     let mut moved = 0;
     while !moves.full() {
@@ -125,7 +126,13 @@ fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, b
             break;
         }
         let even = equalizing_load(state, a, b);
-        let Some((task, to)) = find_victim(state, a, b, even, 2.0 * even) else { break };
+        // Aim at evening out the pair, but not at filling the puller beyond the parent's
+        // average or emptying the pusher below it: with other pullers beside it, evening out
+        // the pair alone would overfill this one (a task of half the pusher's load sent to
+        // the first of three idle nodes). For a pair alone under its parent, both bounds
+        // equal `even`.
+        let ideal = even.min(-deviation(state, b, average)).min(deviation(state, a, average));
+        let Some((task, to)) = find_victim(state, a, b, ideal, 2.0 * even) else { break };
         let load = state.tasks[task].load as f64;
         moves.list.push(Move { task, from: state.tasks[task].domain, to, depth: state.h.groups[a].depth });
         state.move_task(task, to);
@@ -138,7 +145,8 @@ fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, b
 
 /// The unmoved task below `a` whose load is closest to `ideal_load`, strictly under `max_load`
 /// (heavier would not reduce the imbalance), with the least loaded leaf below `b` it may run
-/// in. On a tie the lighter task goes.
+/// in. On a tie within a domain the lighter task goes; between domains, the more loaded
+/// domain's (it is scanned first).
 fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, ideal_load: f64, max_load: f64) -> Option<(usize, usize)> {
     let mut sources = state.h.leaves_under(a);
     sources.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));
@@ -160,8 +168,8 @@ fn find_victim(state: &mut PassState, a: GroupId, b: GroupId, ideal_load: f64, m
         // of skipping such tasks one by one.
         let limit = max_load.min(room_bound(state, source_leaf, &targets_room));
         let members = state.members(domain);
-        let below = members.partition_point(|&(load, _)| (load as f64) < ideal_load.min(limit));
-        let above = members.partition_point(|&(load, _)| (load as f64) < ideal_load);
+        let below = members.partition_point(|c| (c.load as f64) < ideal_load.min(limit));
+        let above = members.partition_point(|c| (c.load as f64) < ideal_load);
         let fit = Fit { source: domain, targets: &target_domains, limit };
         let lighter = fit.first(state, members[..below].iter().rev());
         let heavier = fit.first(state, members[above..].iter());
@@ -218,20 +226,17 @@ impl Fit<'_> {
     /// The first task of `candidates` (walked away from the wanted load) that may move, with
     /// the first target it may run in whose imbalance with the source leaf the move also
     /// reduces: so the spread of the domains never grows.
-    fn first<'a>(&self, state: &PassState, candidates: impl Iterator<Item = &'a (u64, u32)>) -> Option<(usize, usize)> {
+    fn first<'a>(&self, state: &PassState, candidates: impl Iterator<Item = &'a Candidate>) -> Option<(usize, usize)> {
         let h = state.h;
         let source_leaf = h.leaf_of_domain[self.source];
-        for &(load, i) in candidates {
-            let (t, load) = (i as usize, load as f64);
+        for c in candidates {
+            let (t, load) = (c.index as usize, c.load as f64);
             if load >= self.limit {
                 // Only the upward walk meets these, and every later task is heavier still.
                 return None;
             }
-            if state.moved[t] || load <= 0.0 {
-                continue;
-            }
             let fits = |&&d: &&usize| {
-                state.tasks[t].may_run_in(d) && load < 2.0 * equalizing_load(state, source_leaf, h.leaf_of_domain[d])
+                (!c.restricted || state.tasks[t].may_run_in(d)) && load < 2.0 * equalizing_load(state, source_leaf, h.leaf_of_domain[d])
             };
             if let Some(&to) = self.targets.iter().find(fits) {
                 return Some((t, to));

@@ -44,6 +44,7 @@ pub mod load;
 pub mod metrics;
 pub mod outcome;
 pub mod policy;
+mod radix;
 pub mod state;
 
 pub use balance::Move;
@@ -54,7 +55,7 @@ pub use policy::LevelPolicy;
 pub use state::{Mode, Task};
 
 use balance::Moves;
-use state::PassState;
+use state::{PassBuffers, PassState};
 use std::time::Instant;
 
 /// What one pass did, next to what it cost.
@@ -128,6 +129,7 @@ pub struct Balancer {
     pub max_moves_per_pass: usize,
     costs: Vec<LevelCost>,
     outcomes: Vec<LevelOutcomes>,
+    buffers: PassBuffers,
 }
 
 impl Balancer {
@@ -139,6 +141,7 @@ impl Balancer {
             max_moves_per_pass: DEFAULT_MAX_MOVES_PER_PASS,
             costs: vec![LevelCost::default(); levels],
             outcomes: vec![LevelOutcomes::default(); levels],
+            buffers: PassBuffers::default(),
         }
     }
 
@@ -150,7 +153,7 @@ impl Balancer {
     /// which. Every task's domain must be a domain of the hierarchy.
     pub fn pass(&mut self, tasks: &mut [Task]) -> PassReport {
         let h = &self.hierarchy;
-        let mut state = PassState::new(h, tasks, self.mode);
+        let mut state = PassState::new(h, tasks, self.mode, std::mem::take(&mut self.buffers));
         let imbalance_before = domain_spread(&state);
         let loads_before = group_loads(&state);
         let mut list = Vec::new();
@@ -171,6 +174,7 @@ impl Balancer {
         let capped = moves.full();
         let imbalance_after = domain_spread(&state);
         let groups = group_stats(h, &loads_before, &group_loads(&state));
+        self.buffers = state.into_buffers();
         let moved_per_level = outcomes.iter().map(|o| o.moves as usize).collect();
         for (total, pass) in self.outcomes.iter_mut().zip(&outcomes) {
             total.add(pass);

@@ -82,7 +82,7 @@ fn kept_aggregates_equal_a_full_rescan_after_any_moves() {
     for _ in 0..50 {
         let (h, mut tasks) = random_case(&mut rng);
         let n = h.nr_domains();
-        let mut state = state::PassState::new(&h, &mut tasks, Mode::Propagate);
+        let mut state = state::PassState::new(&h, &mut tasks, Mode::Propagate, Default::default());
         for _ in 0..200 {
             let candidates = state.candidates();
             if candidates.is_empty() {
@@ -131,6 +131,22 @@ fn random_case(rng: &mut StdRng) -> (Hierarchy, Vec<Task>) {
         })
         .collect();
     (h, tasks)
+}
+
+#[test]
+fn a_balancer_kept_between_passes_decides_as_a_fresh_one() {
+    let mut rng = StdRng::seed_from_u64(11);
+    for case in 0..100 {
+        let (h, tasks) = random_case(&mut rng);
+        let mut kept = Balancer::new(h.clone(), Mode::Propagate);
+        // More tasks, then fewer, then more again: the kept buffers must not carry any over.
+        for len in [tasks.len(), tasks.len() / 3, tasks.len()] {
+            let mut a = tasks[..len].to_vec();
+            let mut b = a.clone();
+            let fresh = Balancer::new(h.clone(), Mode::Propagate).pass(&mut b);
+            assert_eq!(kept.pass(&mut a).moves, fresh.moves, "case {case}, {len} tasks");
+        }
+    }
 }
 
 /// Σ L²/C − (ΣL)²/ΣC over the domains: the capacity-weighted variance of their load per unit
@@ -262,6 +278,18 @@ fn a_busy_task_crosses_before_light_ones_that_barely_help() {
     let report = Balancer::new(two_by_two(), Mode::Propagate).pass(&mut tasks);
     let crossed: Vec<u64> = report.moves.iter().filter(|m| m.depth == 1).map(|m| tasks[m.task].load).collect();
     assert_eq!(crossed, vec![BUSY], "one busy task crosses, nothing else");
+}
+
+#[test]
+fn a_heavy_task_does_not_overfill_the_first_of_several_pullers() {
+    // Four nodes; node 0 holds a task of 4 busy and four of 1, the others are idle: the
+    // average is 2. Evening out node 0 with node 1 alone would send the heavy task there
+    // (4 against 4, nodes 2 and 3 left idle for a pass); each idle node takes a light one.
+    let mut tasks = vec![task(4 * BUSY, 0)];
+    tasks.extend((0..4).map(|_| task(BUSY, 0)));
+    Balancer::new(grid(4, 1, |_| 4096), Mode::Propagate).pass(&mut tasks);
+    let per_node: Vec<u64> = (0..4).map(|d| tasks.iter().filter(|t| t.domain == d).map(|t| t.load / BUSY).sum()).collect();
+    assert_eq!(per_node, vec![5, 1, 1, 1]);
 }
 
 #[test]
