@@ -162,20 +162,23 @@ expect_clean_exit scx_bpfland "$LOG3"
 # is tickless while idle: it must be woken at once, not by an unrelated interrupt. Short
 # commands run there 5 ms apart; each run is timed from fork to exit. Their p90 is bounded by
 # the same runs' under EEVDF just before (TCG's fork and exec cost 10-16 ms, and more when the
-# host is busy) plus a margin; a CPU left asleep until some interrupt cost up to seconds.
+# host is busy): twice theirs, or theirs plus a margin if that is more, since one sample of a
+# multi-threaded TCG guest drifts with the host; a CPU left asleep until some interrupt cost
+# up to seconds.
 PINNED_MARGIN_US=8000
 taskset -c 3 scxkit-probe run-latency --count 100 --interval-ms 5 -- true > /tmp/pinned-eevdf.txt
 eevdf_p90=$(sort -n /tmp/pinned-eevdf.txt | sed -n 90p)
+pinned_bound_us=$(( ${eevdf_p90:-0} * 2 > ${eevdf_p90:-0} + PINNED_MARGIN_US ? ${eevdf_p90:-0} * 2 : ${eevdf_p90:-0} + PINNED_MARGIN_US ))
 start_sched "$LOG3" scx_bpfland --primary-domain 0x1 --stats 1
 expect_loaded scx_bpfland bpfland "$LOG3"
 taskset -c 3 scxkit-probe run-latency --count 100 --interval-ms 5 -- true > /tmp/pinned.txt
 runs=$(wc -l < /tmp/pinned.txt) p90=$(sort -n /tmp/pinned.txt | sed -n 90p) worst=$(sort -n /tmp/pinned.txt | tail -n 1)
 # The runs may all end before the first stats line (one a second): wait for one that counts them.
 counted=no; wait_for 3 grep -q "pinned [1-9]" "$LOG3" && counted=yes
-if [ "$runs" -eq 100 ] && [ -n "$eevdf_p90" ] && [ "$p90" -lt $((eevdf_p90 + PINNED_MARGIN_US)) ] &&
+if [ "$runs" -eq 100 ] && [ -n "$eevdf_p90" ] && [ "$p90" -lt "$pinned_bound_us" ] &&
    [ "$worst" -lt 200000 ] && [ "$counted" = yes ]; then
     pass "a task pinned outside the primary domain runs at once: 100 runs on CPU 3, p90 $p90 us (EEVDF $eevdf_p90 us), worst $worst us"
-else fail "a task pinned outside the primary domain runs at once" "$runs runs, p90 '$p90' us (EEVDF '$eevdf_p90' us, margin $PINNED_MARGIN_US us), worst '$worst' us; $(tail -n 2 "$LOG3")"; fi
+else fail "a task pinned outside the primary domain runs at once" "$runs runs, p90 '$p90' us (EEVDF '$eevdf_p90' us, bound $pinned_bound_us us), worst '$worst' us; $(tail -n 2 "$LOG3")"; fi
 # A CPU-bound task there: each slice ends with it as CPU 3's last task (SCX_ENQ_LAST), put
 # back on CPU 3's own queue after the kernel has already chosen to idle. Unless woken, CPU 3
 # slept with it queued until some interrupt (6.19, icount: 28 of 500 ticks in 5 s).
