@@ -22,12 +22,19 @@ reboot_guest() {
     exit 0
 }
 
-pass() { echo "PASS $1"; }
+# Each result ends with the seconds since the previous one (or since boot), so that a slow
+# check stands out: "PASS what [12 s]".
+SCXK_LAST_RESULT_S=0
+took() {
+    local now_s; now_s=$(cut -d. -f1 /proc/uptime)
+    SCXK_TOOK_S=$((now_s - SCXK_LAST_RESULT_S)) SCXK_LAST_RESULT_S=$now_s
+}
+pass() { took; echo "PASS $1 [$SCXK_TOOK_S s]"; }
 # skip NAME WHY: a check that cannot apply here, with the reason; not a failure.
 skip() { echo "SKIP $1: $2"; }
 # note TEXT: a fact the summary should show (a fallback in use, a figure), not a check.
 note() { echo "NOTE $1"; }
-fail() { echo "FAIL $1: $2"; SCXK_FAILS=$((SCXK_FAILS + 1)); report_ejections; }
+fail() { took; echo "FAIL $1 [$SCXK_TOOK_S s]: $2"; SCXK_FAILS=$((SCXK_FAILS + 1)); report_ejections; }
 
 # report_ejections: after a failed check, the excerpt of each scheduler log in /tmp that
 # records an ejection by the kernel, once per log, between "EJECTED LOG: REASON" and
