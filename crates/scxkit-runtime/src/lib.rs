@@ -19,6 +19,7 @@ pub mod docs;
 pub mod exit_info;
 pub mod hotplug;
 pub mod jobs;
+pub mod load_priority;
 pub mod logging;
 pub mod maps;
 pub mod monitor;

@@ -10,6 +10,7 @@ use crate::compat::KernelBtf;
 use crate::exit_info::{dump_map_entries, ExitInfo, EXIT_DUMP_MAP};
 use crate::hotplug::{self, HotplugNews, HotplugWatch};
 use crate::jobs::{Deadline, Jobs};
+use crate::load_priority::LoadPriority;
 use crate::monitor::{run_monitor, StatsServer};
 use crate::publisher::Publisher;
 use crate::restart::{RestartPolicy, Verdict};
@@ -68,10 +69,14 @@ pub fn run(spec: &SchedulerSpec, options: &impl SchedulerOptions, mut attempt: i
         return done;
     }
     exit_on_bad_options(options.check());
+    // Raised for the checks too (the kernel's BTF read in full), but not while the metrics
+    // backends and the statistics server start threads, which would keep the priority.
+    let checking = LoadPriority::raise();
     crate::preflight(spec.name)?;
     let btf = KernelBtf::from_vmlinux()?;
     btf.require_kfuncs(spec.required_kfuncs)?;
     btf.report_fallbacks(spec.optional_kfuncs);
+    drop(checking);
     backends::install(&opts.metrics, spec.name)?;
 
     let mut session = Session {
@@ -83,7 +88,7 @@ pub fn run(spec: &SchedulerSpec, options: &impl SchedulerOptions, mut attempt: i
     };
     let mut policy = RestartPolicy::default();
     loop {
-        let mut current = Attempt::begin(&mut session)?;
+        let mut current = Attempt::begin(&mut session, LoadPriority::raise())?;
         let info = attempt(&mut current)?;
         let attached = current.attached_for();
         match policy.after(&info, attached, session.shutdown.requested()) {
@@ -171,12 +176,14 @@ pub struct Attempt<'s, 'a> {
     loaded_for: String,
     attached_at: Option<Instant>,
     detached_at: Option<Instant>,
+    /// Held from before the topology is read until attached.
+    loading: Option<LoadPriority>,
 }
 
 impl<'s, 'a> Attempt<'s, 'a> {
     /// Reads the hotplug sequence, then the topology: a CPU going on or offline after the
     /// first read makes the kernel refuse the attach and ask for a restart.
-    fn begin(session: &'s mut Session<'a>) -> Result<Attempt<'s, 'a>> {
+    fn begin(session: &'s mut Session<'a>, loading: LoadPriority) -> Result<Attempt<'s, 'a>> {
         let (hotplug_seq, topology) =
             hotplug::read_between_events(Topology::from_system).context("reading the CPU topology")?;
         session.publisher.reset_counters();
@@ -185,7 +192,7 @@ impl<'s, 'a> Attempt<'s, 'a> {
             std::thread::sleep(Duration::from_millis(ms));
         }
         let loaded_for = hotplug::online_cpu_list();
-        Ok(Attempt { session, topology, hotplug_seq, loaded_for, attached_at: None, detached_at: None })
+        Ok(Attempt { session, topology, hotplug_seq, loaded_for, attached_at: None, detached_at: None, loading: Some(loading) })
     }
 
     /// The machine's topology, read for this attempt.
@@ -234,6 +241,7 @@ impl<'s, 'a> Attempt<'s, 'a> {
         mut step: impl FnMut(Duration) -> Result<()>,
     ) -> Result<ExitInfo> {
         let (spec, opts) = (self.session.spec, self.session.opts);
+        self.loading = None;
         let start = Instant::now();
         self.attached_at = Some(start);
         info!("{}: attached; sched_ext is on (Ctrl-C to stop)", spec.name);
