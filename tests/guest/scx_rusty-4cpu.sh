@@ -2,7 +2,7 @@
 # kernels: 6.19
 # scx_rusty on 4 CPUs in 2 NUMA nodes with its default domains (one per LLC: one per node
 # here), then per L2 cache (one per CPU) with FIFO queues; its statistics in Prometheus; bounded
-# waits that leave sleepers alone; no stealing with --greedy-threshold 0; 42,000 sleeping
+# waits that leave sleepers alone; no stealing with --greedy-threshold 0; 36,000 sleeping
 # threads, every one tracked, with hogs still balanced (4 GB: each thread costs about 45 KB).
 . /scxkit/lib.sh
 LOG=/tmp/scx_rusty.log
@@ -102,16 +102,16 @@ stress-ng --cpu 4 --switch 1 --timeout 10s --quiet >/dev/null 2>&1
 check "scx_rusty --cache-level 2 --fifo still loaded after 10 s of stress-ng" is_enabled
 expect_clean_exit "scx_rusty --cache-level 2 --fifo" "$LOG2"
 
-# Well over 32,768 tasks (a pid-keyed map of that size would leave the rest unbalanced): half
+# More than 32,768 tasks (a pid-keyed map of that size would leave 3,000 unbalanced): half
 # the sleepers started before the load (initialized as the scheduler loads), half after (at
 # fork), then six hogs born on domain 0 and allowed everywhere, with stealing off so that only
-# the balancer moves them. Each new thread's first run leaves a trace in its load, and 21,000
+# the balancer moves them. Each new thread's first run leaves a trace in its load, and 18,000
 # of them add up to several busy tasks for a few half-lives, which the balancer evens out with
 # the hogs: a short half-life lets that pass before the hogs come.
 # Every task is tracked (tracked_tasks, counted from the task iterator's read each pass) and
 # none left out. The guest's limits are raised first: pid_max is 32,768 with 4 CPUs, and
 # threads-max about 31,000 in 4 GB.
-SLEEPERS_PER_PROCESS=10500
+SLEEPERS_PER_PROCESS=9000
 SLEEPERS_TOTAL=$((4 * SLEEPERS_PER_PROCESS))
 SLEEPERS=""
 echo 4194304 > /proc/sys/kernel/pid_max
