@@ -1,4 +1,6 @@
 # Guest integration test of scx_bpfland (run by tests/guest.sh inside a 4-CPU, 2-node guest).
+# kernels: 7.3 (on 6.19, hotplug.sh loads scx_bpfland for its storms and its primary domain's
+# loss under hackbench and hogs: the suite stays within its time)
 . /scxkit/lib.sh
 LOG=/tmp/scx_bpfland.log
 
