@@ -201,4 +201,24 @@ for n in 1 2 3; do
         [ "${cpu_ms:-0}" -ge "$HOG_CPU_MIN_MS" -a "${wait_ms:-99999}" -le "$HOG_LONGEST_WAIT_MAX_MS" ]
 done
 expect_clean_exit "scx_rustland (one CPU)" "$LOG6"
+
+# A load beside eight CPU hogs on one CPU: the loading thread runs at nice -20 until attached
+# (scxkit-runtime's load_priority), or a restart for hotplug would leave the machine on the
+# default scheduler for a fair share's worth of loading time. Measured here with scx_rusty
+# (debug): attached 68 s after its start at nice 0, 6 s with the raised priority; on 4 vCPUs
+# under 16 hogs, loaded again 79 s after a CPU went at nice 0, 11 s raised.
+LOAD_UNDER_HOGS_MAX_S=20
+LOG7=/tmp/scx_rusty-1cpu.log
+stress-ng --cpu 8 --timeout 300s --quiet & hogs=$!
+sleep 1
+started_s=$(cut -d. -f1 /proc/uptime)
+start_sched "$LOG7" scx_rusty
+if wait_for "$LOAD_UNDER_HOGS_MAX_S" is_enabled; then
+    pass "scx_rusty loads beside 8 CPU hogs on one CPU in $(( $(cut -d. -f1 /proc/uptime) - started_s )) s (at most $LOAD_UNDER_HOGS_MAX_S)"
+else
+    fail "scx_rusty loads beside 8 CPU hogs on one CPU" "not attached after $LOAD_UNDER_HOGS_MAX_S s: state $(sched_state); $(tail -n 3 "$LOG7")"
+    wait_for 120 is_enabled
+fi
+kill "$hogs"; wait "$hogs" 2>/dev/null
+expect_clean_exit scx_rusty "$LOG7"
 finish
