@@ -17,7 +17,8 @@
 use super::hierarchy::GroupId;
 use super::outcome::LevelOutcomes;
 use super::policy::LevelPolicy;
-use super::state::{Candidate, PassState};
+use super::candidate::Candidate;
+use super::state::PassState;
 
 /// A decided migration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

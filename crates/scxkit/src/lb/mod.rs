@@ -38,13 +38,13 @@
 //! (`tests::worked_example` checks exactly this.)
 
 pub mod balance;
+mod candidate;
 pub mod cost;
 pub mod hierarchy;
 pub mod load;
 pub mod metrics;
 pub mod outcome;
 pub mod policy;
-mod radix;
 pub mod state;
 
 pub use balance::Move;

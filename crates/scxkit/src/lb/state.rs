@@ -5,7 +5,7 @@
 //! the same).
 
 use super::hierarchy::{GroupId, Hierarchy};
-use super::radix::sort_by_load_then_index;
+use super::candidate::{sort_by_load_then_index, Candidate};
 use crate::cpumask::Cpumask;
 
 /// A task as the balancer sees it.
@@ -22,22 +22,6 @@ pub struct Task {
 impl Task {
     pub fn may_run_in(&self, domain: usize) -> bool {
         self.allowed.as_ref().is_none_or(|m| m.test(domain))
-    }
-}
-
-/// A domain's candidate for a move, as the searches read it without touching the task:
-/// ordered by load, then index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Candidate {
-    pub load: u64,
-    pub index: u32,
-    /// Whether the task may run in some domains only (its mask must then be read).
-    pub restricted: bool,
-}
-
-impl Candidate {
-    fn of(task: &Task, index: usize) -> Candidate {
-        Candidate { load: task.load, index: index as u32, restricted: task.allowed.is_some() }
     }
 }
 
@@ -97,7 +81,7 @@ impl<'a> PassState<'a> {
             if t.load == 0 || pinned {
                 fixed_load[t.domain] += t.load;
             } else {
-                members[t.domain].push(Candidate::of(t, i));
+                members[t.domain].push(candidate(t, i));
             }
         }
         load.clear();
@@ -175,7 +159,7 @@ impl<'a> PassState<'a> {
     /// every ancestor (the common ones gain and lose the same, so they end unchanged).
     pub fn move_task(&mut self, t: usize, to: usize) {
         let from = self.tasks[t].domain;
-        let key = Candidate::of(&self.tasks[t], t);
+        let key = candidate(&self.tasks[t], t);
         let list = &mut self.members[from];
         let pos = if self.sorted[from] { list.binary_search(&key).ok() } else { list.iter().position(|&m| m == key) };
         list.remove(pos.expect("a moved task was a candidate of its domain"));
@@ -229,4 +213,8 @@ fn loads_from_domains(h: &Hierarchy, per_domain: &[u64]) -> Vec<u64> {
         };
     }
     load
+}
+
+fn candidate(task: &Task, index: usize) -> Candidate {
+    Candidate { load: task.load, index: index as u32, restricted: task.allowed.is_some() }
 }

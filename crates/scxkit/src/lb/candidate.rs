@@ -1,9 +1,17 @@
-//! Sorting a domain's candidates by load: a stable radix sort on the load alone, a byte at a
-//! time and only as many bytes as the heaviest load has. The balancer sorts the tasks of a
-//! pile-up's source node at every pass (35,000 of them in `lb_sim`'s 1,024-CPU case), where
-//! a comparison sort took more than a millisecond.
+//! A domain's candidates for a move, and their sort by load: a stable radix sort on the load
+//! alone, a byte at a time and only as many bytes as the heaviest load has. The balancer
+//! sorts the tasks of a pile-up's source node at every pass (35,000 of them in `lb_sim`'s
+//! 1,024-CPU case), where a comparison sort took more than a millisecond.
 
-use super::state::Candidate;
+/// A domain's candidate for a move, as the searches read it without touching the task:
+/// ordered by load, then index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Candidate {
+    pub load: u64,
+    pub index: u32,
+    /// Whether the task may run in some domains only (its mask must then be read).
+    pub restricted: bool,
+}
 
 /// Below this many entries a comparison sort is cheaper than the byte passes.
 const RADIX_MIN_LEN: usize = 256;
