@@ -8,16 +8,15 @@
 //! up at most its push cap of its deviation at the start. Tasks move from the leaves below
 //! the pusher to the least loaded leaf below the puller that each task may use. The victim
 //! is the task whose load is closest to what would even out the pair (so that it leaves the
-//! pair least imbalanced) without taking either side past the parent's average, among those
-//! that strictly reduce the pair's imbalance, may run in the target and have not moved in
-//! this pass; the transfer only says when the pair stops.
+//! pair least imbalanced), among those that strictly reduce the pair's imbalance, may run in
+//! the target and have not moved in this pass; the transfer only says when the pair stops.
 //! A pair is worked until its transfer is done, the pusher reached its push cap, no task
 //! fits, or the pass reached its move cap; then the next pair.
 
+use super::candidate::Candidate;
 use super::hierarchy::GroupId;
 use super::outcome::LevelOutcomes;
 use super::policy::LevelPolicy;
-use super::candidate::Candidate;
 use super::state::PassState;
 
 /// A decided migration.
@@ -82,7 +81,7 @@ pub(crate) fn balance_children(
             if transfer <= 0.0 {
                 continue;
             }
-            let moved = work_pair(state, (a, b), transfer, average, &mut budget, moves);
+            let moved = work_pair(state, (a, b), transfer, &mut budget, moves);
             outcomes.moves += moved as u64;
             worked |= moved > 0;
             if moves.full() {
@@ -118,7 +117,7 @@ fn equalizing_load(state: &PassState, a: GroupId, b: GroupId) -> f64 {
 /// whole: the last one may overshoot the transfer or the budget, as long as it reduces the
 /// pair's imbalance (a group half a task above the average still gives up a task that
 /// evens out its pair).
-fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, average: f64, budget: &mut f64, moves: &mut Moves) -> usize {
+fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, budget: &mut f64, moves: &mut Moves) -> usize {
     let mut sent = 0.0;
     let mut moved = 0;
     while !moves.full() {
@@ -127,13 +126,7 @@ fn work_pair(state: &mut PassState, (a, b): (GroupId, GroupId), transfer: f64, a
             break;
         }
         let even = equalizing_load(state, a, b);
-        // Aim at evening out the pair, but not at filling the puller beyond the parent's
-        // average or emptying the pusher below it: with other pullers beside it, evening out
-        // the pair alone would overfill this one (a task of half the pusher's load sent to
-        // the first of three idle nodes). For a pair alone under its parent, both bounds
-        // equal `even`.
-        let ideal = even.min(-deviation(state, b, average)).min(deviation(state, a, average));
-        let Some((task, to)) = find_victim(state, a, b, ideal, 2.0 * even) else { break };
+        let Some((task, to)) = find_victim(state, a, b, even, 2.0 * even) else { break };
         let load = state.tasks[task].load as f64;
         moves.list.push(Move { task, from: state.tasks[task].domain, to, depth: state.h.groups[a].depth });
         state.move_task(task, to);

@@ -281,18 +281,6 @@ fn a_busy_task_crosses_before_light_ones_that_barely_help() {
 }
 
 #[test]
-fn a_heavy_task_does_not_overfill_the_first_of_several_pullers() {
-    // Four nodes; node 0 holds a task of 4 busy and four of 1, the others are idle: the
-    // average is 2. Evening out node 0 with node 1 alone would send the heavy task there
-    // (4 against 4, nodes 2 and 3 left idle for a pass); each idle node takes a light one.
-    let mut tasks = vec![task(4 * BUSY, 0)];
-    tasks.extend((0..4).map(|_| task(BUSY, 0)));
-    Balancer::new(grid(4, 1, |_| 4096), Mode::Propagate).pass(&mut tasks);
-    let per_node: Vec<u64> = (0..4).map(|d| tasks.iter().filter(|t| t.domain == d).map(|t| t.load / BUSY).sum()).collect();
-    assert_eq!(per_node, vec![5, 1, 1, 1]);
-}
-
-#[test]
 fn domains_less_than_5_percent_from_the_average_stay() {
     // One node's two domains with 40 and 38 busy tasks: 5.1% apart, 2.6% from the average.
     let mut tasks = busy_per_domain(&[40, 38]);
@@ -428,4 +416,33 @@ fn many_domains_that_cannot_be_evened_out_move_nothing() {
     let mut tasks: Vec<Task> = (0..128).map(|d| task(1000 + 20 * d as u64, d)).collect();
     let report = Balancer::new(h, Mode::Propagate).pass(&mut tasks);
     assert_eq!(report.moves, vec![]);
+}
+
+#[test]
+fn a_small_domain_is_not_left_far_above_its_share() {
+    // Four nodes of one domain each with 4, 1, 2 and 2 CPUs; the 1-CPU node holds most of
+    // the load. Capping each victim at the puller's deficit left it 64% above its share once
+    // every other node was within the node threshold, and nothing moved after pass 1.
+    let leaves: Vec<LeafSpec> =
+        [4096, 1024, 2048, 2048].iter().enumerate().map(|(d, &c)| LeafSpec { domain: d, path: vec![d], capacity: c }).collect();
+    let h = Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()]).unwrap();
+    let milli = |m: u64, d: usize| task(BUSY * m / 1000, d);
+    let mut tasks = vec![
+        milli(3347, 3), milli(330, 1), milli(107, 1), milli(1415, 1), milli(1066, 1), milli(2143, 1), milli(2271, 1),
+        milli(3888, 1), milli(1564, 3), milli(771, 1), milli(502, 1), milli(3966, 1), milli(3382, 1), milli(3627, 1),
+        milli(2828, 0), milli(3589, 1),
+    ];
+    let mut both = Cpumask::new(4);
+    both.set(1);
+    both.set(2);
+    tasks[4].allowed = Some(both.clone());
+    tasks[7].allowed = Some(both);
+    let mut lb = Balancer::new(h, Mode::Propagate);
+    for _ in 0..10 {
+        lb.pass(&mut tasks);
+    }
+    let total: u64 = tasks.iter().map(|t| t.load).sum();
+    let on_small: u64 = tasks.iter().filter(|t| t.domain == 1).map(|t| t.load).sum();
+    let share = total as f64 * 1024.0 / 9216.0;
+    assert!((on_small as f64) < 1.3 * share, "the 1-CPU node holds {:.2} busy tasks, its share is {:.2}", on_small as f64 / BUSY as f64, share / BUSY as f64);
 }
