@@ -12,12 +12,6 @@ use std::collections::{BTreeMap, HashMap};
 const WEIGHT_NICE0: u64 = scxkit_userspace::NICE0_WEIGHT as u64;
 /// The switch rate is averaged over periods of at least this long, ns.
 const RATE_PERIOD_NS: u64 = 100_000_000;
-/// A task new to the policy that switches this often of its own accord is measured then,
-/// even within its first period, and that first measurement is taken whole, not averaged
-/// with none: a frame loop is classed after three frames, rather than after six or more, or
-/// after a second period when it fell behind in its first (it dropped frames until then).
-/// One or two early sleeps (a build job's exec) still count for a quarter.
-const RATE_FIRST_SWITCHES: u64 = 3;
 /// Tasks not seen for this long are forgotten, ns.
 const FORGET_AFTER_NS: u64 = 10_000_000_000;
 /// Room for this many tasks' state, made up front so the loop does not allocate.
@@ -38,43 +32,26 @@ struct TaskState {
     vruntime: u64,
     /// Voluntary switches per second, a decaying average.
     nvcsw_rate: f64,
-    /// Whether nvcsw_rate holds a measurement yet (it starts at none switches per second).
-    rate_measured: bool,
     rate_nvcsw: u64,
     rate_since_ns: u64,
-    /// Its class at its last hand-over.
-    was_interactive: bool,
     last_seen_ns: u64,
     watch_logged_ns: u64,
 }
 
 impl TaskState {
     fn new(vruntime: u64, nvcsw: u64, now_ns: u64) -> TaskState {
-        TaskState {
-            vruntime,
-            nvcsw_rate: 0.0,
-            rate_measured: false,
-            rate_nvcsw: nvcsw,
-            rate_since_ns: now_ns,
-            was_interactive: false,
-            last_seen_ns: now_ns,
-            watch_logged_ns: 0,
-        }
+        TaskState { vruntime, nvcsw_rate: 0.0, rate_nvcsw: nvcsw, rate_since_ns: now_ns, last_seen_ns: now_ns, watch_logged_ns: 0 }
     }
 
     /// Folds the switches since the last period into the average: each period of at least
-    /// RATE_PERIOD_NS weighs a quarter. A new task's first measurement, once it holds
-    /// RATE_FIRST_SWITCHES switches, is taken whole and as soon as they are there.
+    /// RATE_PERIOD_NS weighs a quarter.
     fn update_rate(&mut self, nvcsw: u64, now_ns: u64) {
         let elapsed_ns = now_ns.saturating_sub(self.rate_since_ns);
-        let switches = nvcsw.saturating_sub(self.rate_nvcsw);
-        let first_whole = !self.rate_measured && switches >= RATE_FIRST_SWITCHES && elapsed_ns > 0;
-        if elapsed_ns < RATE_PERIOD_NS && !first_whole {
+        if elapsed_ns < RATE_PERIOD_NS {
             return;
         }
-        let rate = switches as f64 * 1e9 / elapsed_ns as f64;
-        self.nvcsw_rate = if first_whole { rate } else { 0.75 * self.nvcsw_rate + 0.25 * rate };
-        self.rate_measured = true;
+        let rate = nvcsw.saturating_sub(self.rate_nvcsw) as f64 * 1e9 / elapsed_ns as f64;
+        self.nvcsw_rate = 0.75 * self.nvcsw_rate + 0.25 * rate;
         self.rate_nvcsw = nvcsw;
         self.rate_since_ns = now_ns;
     }
@@ -190,23 +167,11 @@ impl Policy for Rustland {
         if self.is_interactive(&state) {
             charge_ns /= self.settings.slice_boost;
         }
-        // A sleeper's credit is at most one slice behind the queue. A task just classed
-        // interactive starts from the queue's clock at the latest: what it was charged in
-        // full before (a new frame loop pays for its first frames as a hog would) put each
-        // of its hand-overs between grants behind every hog (under 8 hogs and build jobs on
-        // one CPU, a frame in 4 or 5 late by 40 to 70 ms, for half a second). Only then:
-        // charged as usual afterwards, a task that sleeps often but runs much (a shell's
-        // fork loop) still falls behind the hogs it would otherwise starve.
-        let interactive = self.is_interactive(&state);
-        let mut vruntime = (state.vruntime + charge_ns).max(credit_floor);
-        if interactive && !state.was_interactive {
-            vruntime = vruntime.min(min_vruntime);
-        }
-        let kept = self.tasks.get_mut(&task.pid).expect("just inserted");
-        kept.vruntime = vruntime;
-        kept.was_interactive = interactive;
+        // A sleeper's credit is at most one slice behind the queue.
+        let vruntime = (state.vruntime + charge_ns).max(credit_floor);
+        self.tasks.get_mut(&task.pid).expect("just inserted").vruntime = vruntime;
         self.arrivals += 1;
-        self.queue.insert((vruntime, self.arrivals), (task, interactive));
+        self.queue.insert((vruntime, self.arrivals), (task, self.is_interactive(&state)));
         self.log_watched(&task, now_ns);
     }
 
@@ -286,25 +251,6 @@ mod tests {
     }
 
     #[test]
-    fn a_task_just_classed_interactive_goes_from_the_clock_not_from_its_old_charges() {
-        let mut policy = policy(10);
-        let mut frame_loop = TaskState::new(1040 * MS, 0, 0);
-        frame_loop.nvcsw_rate = 60.0;
-        policy.tasks.insert(1, frame_loop);
-        policy.tasks.insert(2, TaskState::new(1000 * MS, 0, 0));
-        policy.min_vruntime = 1010 * MS;
-        policy.enqueue(QueuedTask::new(2, 100, 12 * MS, 0));
-        policy.enqueue(QueuedTask::new(1, 100, 4 * MS, 0));
-        let mut out = Dispatcher::recording(1, KernelView::default());
-        policy.dispatch(&mut out);
-        let order: Vec<(i32, u64)> = out.recorded().iter().map(|d| (d.0, d.3)).collect();
-        assert_eq!(order, vec![(1, 1010 * MS), (2, 1012 * MS)], "at the clock, not at 1040.4 ms");
-        // Classed already: charged as usual from there.
-        policy.enqueue(QueuedTask::new(1, 100, 40 * MS, 0));
-        assert_eq!(policy.tasks[&1].vruntime, 1014 * MS, "40 ms divided by the boost");
-    }
-
-    #[test]
     fn a_new_task_goes_before_the_hogs_that_wait() {
         let mut policy = policy(1);
         policy.tasks.insert(1, TaskState::new(1000 * MS, 0, 0));
@@ -375,33 +321,6 @@ mod tests {
         assert_eq!(grants[&2], None, "a hog's every wakeup is decided");
     }
 
-    /// A 60 Hz loop (4 ms of work, then a sleep to the next frame): interactive from its third
-    /// sleep, or from its first period when it fell behind in it; a build job that slept
-    /// once, early, and a task that switched three times in its first 400 ms are not.
-    #[test]
-    fn a_new_frame_loop_is_classed_by_its_third_sleep_a_single_early_sleep_is_not() {
-        let frame_ns = 16_666_667;
-        let mut frame_loop = TaskState::new(0, 0, 0);
-        frame_loop.update_rate(2, 2 * frame_ns);
-        assert_eq!(frame_loop.nvcsw_rate, 0.0, "two sleeps measure nothing yet");
-        frame_loop.update_rate(3, 3 * frame_ns);
-        assert!(frame_loop.nvcsw_rate > 50.0, "3 sleeps in 50 ms: {}", frame_loop.nvcsw_rate);
-
-        let mut late_loop = TaskState::new(0, 0, 0);
-        late_loop.update_rate(3, 6 * frame_ns);
-        assert!(late_loop.nvcsw_rate >= 29.0, "3 sleeps in 100 ms, whole: {}", late_loop.nvcsw_rate);
-
-        let mut build_job = TaskState::new(0, 0, 0);
-        build_job.update_rate(1, 5 * MS);
-        build_job.update_rate(1, 120 * MS);
-        assert!(build_job.nvcsw_rate < 10.0, "one sleep in 120 ms, decayed: {}", build_job.nvcsw_rate);
-
-        let mut slow = TaskState::new(0, 0, 0);
-        slow.update_rate(1, 150 * MS);
-        slow.update_rate(4, 400 * MS);
-        assert!(slow.nvcsw_rate < 10.0, "switches after the first period are averaged: {}", slow.nvcsw_rate);
-    }
-
     #[test]
     fn frequent_sleepers_become_interactive_and_are_charged_less() {
         let mut state = TaskState::new(0, 0, 0);
@@ -416,7 +335,6 @@ mod tests {
         assert!(hog.nvcsw_rate < 1.0);
 
         let mut policy = policy(10);
-        policy.min_vruntime = 20 * MS;
         policy.tasks.insert(1, state);
         policy.tasks.insert(2, hog);
         policy.tasks.get_mut(&1).unwrap().rate_since_ns = u64::MAX / 2;
