@@ -12,10 +12,6 @@ use std::collections::{BTreeMap, HashMap};
 const WEIGHT_NICE0: u64 = scxkit_userspace::NICE0_WEIGHT as u64;
 /// The switch rate is averaged over periods of at least this long, ns.
 const RATE_PERIOD_NS: u64 = 100_000_000;
-/// A regular task that has run this long since it last slept of its own accord is a hog, ns.
-const HOG_AFTER_NS: u64 = 40_000_000;
-/// A hog is charged this many times its runtime.
-const HOG_CHARGE_FACTOR: u64 = 2;
 /// Tasks not seen for this long are forgotten, ns.
 const FORGET_AFTER_NS: u64 = 10_000_000_000;
 /// Room for this many tasks' state, made up front so the loop does not allocate.
@@ -170,8 +166,6 @@ impl Policy for Rustland {
         let mut charge_ns = task.run_ns * WEIGHT_NICE0 / u64::from(task.weight.max(1));
         if self.is_interactive(&state) {
             charge_ns /= self.settings.slice_boost;
-        } else if task.runtime_since_sleep_ns > HOG_AFTER_NS {
-            charge_ns *= HOG_CHARGE_FACTOR;
         }
         // A sleeper's credit is at most one slice behind the queue.
         let vruntime = (state.vruntime + charge_ns).max(credit_floor);
@@ -254,28 +248,6 @@ mod tests {
         let mut out = Dispatcher::recording(1, KernelView::default());
         policy.dispatch(&mut out);
         assert_eq!(out.recorded()[0].3, 980 * MS, "one 20 ms slice behind the queue");
-    }
-
-    /// A hog (60 ms since it last slept) pays twice its runtime; a build job that has run
-    /// 20 ms of its life, and a task that sleeps often, pay as before.
-    #[test]
-    fn a_task_that_never_sleeps_is_charged_twice_a_short_job_is_not() {
-        let mut policy = policy(10);
-        let mut sleeper = TaskState::new(0, 0, 0);
-        sleeper.nvcsw_rate = 50.0;
-        policy.tasks.insert(3, sleeper);
-        let mut hog = QueuedTask::new(1, 100, 10 * MS, 0);
-        hog.runtime_since_sleep_ns = 60 * MS;
-        let mut job = QueuedTask::new(2, 100, 10 * MS, 0);
-        job.runtime_since_sleep_ns = 20 * MS;
-        let mut busy_sleeper = QueuedTask::new(3, 100, 10 * MS, 0);
-        busy_sleeper.runtime_since_sleep_ns = 60 * MS;
-        for task in [hog, job, busy_sleeper] {
-            policy.enqueue(task);
-        }
-        assert_eq!(policy.tasks[&1].vruntime, 20 * MS);
-        assert_eq!(policy.tasks[&2].vruntime, 10 * MS);
-        assert_eq!(policy.tasks[&3].vruntime, MS, "interactive: divided by the boost only");
     }
 
     #[test]
