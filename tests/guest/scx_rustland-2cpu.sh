@@ -1,0 +1,88 @@
+# vm: --cpus 2 --nodes 1 --icount
+# kernels: 7.3
+# scx_rustland on two CPUs in the reproducible mode, beside CPU hogs and fork loops: shell
+# loops that fork a child that exits at once. Their children are new tasks and the shells'
+# wakeups are granted: both are placed behind the queue's clock. A command and a hog must
+# still get their turns, as they do under EEVDF in the same boot.
+. /scxkit/lib.sh
+LOG=/tmp/scx_rustland.log
+# A command that needs some CPU: a shell counting to 1,000 (EEVDF here: 0.7 to 2 s). The
+# slowest of three may take at most 2.5 times EEVDF's slowest in the same boot (when the
+# clock stood still: 3.3 to 5.2 times), and at most COMMAND_MAX_S s (then it is a hang).
+COUNT_TO_1000='i=0; while [ $i -lt 1000 ]; do i=$((i + 1)); done'
+COMMAND_MAX_S=15
+# The least CPU time each of the 8 hogs beside them may get meanwhile, percent of a fair
+# share (2 CPUs over 15 tasks). EEVDF here: 105 to 111%; when the clock stood still: 11%.
+HOG_SHARE_MIN_PCT=25
+# The workloads are shells: `scxkit-probe burn` and `hog` spin on the PAUSE instruction,
+# which on several vCPUs in this mode hands the emulator to the other vCPU, and a 1 ms burn
+# took 6 to 8 s under EEVDF too.
+
+# start_fork_load: 8 shell hogs and 6 fork loops; their pids in HOGS and FORKERS.
+start_fork_load() {
+    local i
+    start_hogs 8
+    FORKERS=""
+    for i in $(seq 6); do sh -c 'while :; do ( : ); done' & FORKERS="$FORKERS $!"; done
+}
+
+stop_fork_load() { kill $FORKERS 2>/dev/null; wait $FORKERS 2>/dev/null; stop_hogs; }
+
+# command_ms: runs COUNT_TO_1000 and prints how long it took, in ms; "timeout" when it has
+# not finished within COMMAND_MAX_S seconds (it is killed then).
+command_ms() {
+    local out=/tmp/command.us pid
+    rm -f "$out"
+    scxkit-probe run-latency -- sh -c "$COUNT_TO_1000" > "$out" & pid=$!
+    if ! wait_exit "$pid" "$COMMAND_MAX_S"; then
+        kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+        echo timeout; return
+    fi
+    wait "$pid"
+    echo $(( $(cat "$out") / 1000 ))
+}
+
+# cpu_ns PID: the CPU time PID has run, ns.
+cpu_ns() { sed -n 's/^se.sum_exec_runtime *: *\([0-9]*\)\.\([0-9]*\)$/\1\2/p' "/proc/$1/sched"; }
+
+# under_fork_load LABEL: three commands beside the load; sets WORST_MS (the slowest, or
+# "timeout") and HOG_SHARE_PCT (the least CPU time a hog got meanwhile, percent of a fair
+# share).
+under_fork_load() {
+    local k ms pid t0 t1 least="" ran
+    start_fork_load
+    sleep 1
+    for pid in $HOGS; do eval "hog_start_$pid=$(cpu_ns "$pid")"; done
+    t0=$(now_us)
+    WORST_MS=0
+    for k in 1 2 3; do
+        ms=$(command_ms)
+        note "$1: counting to 1,000 beside 8 hogs and 6 fork loops took $ms ms"
+        if [ "$ms" = timeout ]; then WORST_MS=timeout; elif [ "$WORST_MS" != timeout ] && [ "$ms" -gt "$WORST_MS" ]; then WORST_MS=$ms; fi
+    done
+    t1=$(now_us)
+    for pid in $HOGS; do
+        ran=$(( ($(cpu_ns "$pid") - $(eval "echo \$hog_start_$pid")) / 1000 ))
+        [ -z "$least" ] || [ "$ran" -lt "$least" ] && least=$ran
+    done
+    # A fair share: 2 CPUs over 15 tasks (8 hogs, 6 loops, the command), us.
+    HOG_SHARE_PCT=$(( least * 100 / ((t1 - t0) * 2 / 15) ))
+    note "$1: the least CPU time a hog got meanwhile: $((least / 1000)) ms in $(( (t1 - t0) / 1000 )) ms, $HOG_SHARE_PCT% of a fair share"
+    stop_fork_load
+}
+
+# within_2_5x MS REF_MS: MS (not a timeout) is at most 2.5 times REF_MS.
+within_2_5x() { [ "$1" != timeout ] && [ "$2" != timeout ] && [ $(($1 * 2)) -le $(($2 * 5)) ]; }
+
+under_fork_load EEVDF
+eevdf_worst_ms=$WORST_MS
+
+start_sched "$LOG" scx_rustland --stats 2
+expect_loaded scx_rustland rustland "$LOG"
+under_fork_load scx_rustland
+check "scx_rustland: counting to 1,000 beside fork loops and hogs takes at most 2.5x EEVDF's time (slowest of 3: $WORST_MS ms, EEVDF $eevdf_worst_ms ms)" \
+    within_2_5x "$WORST_MS" "$eevdf_worst_ms"
+check "scx_rustland: every hog beside them gets at least $HOG_SHARE_MIN_PCT% of a fair share meanwhile (least: $HOG_SHARE_PCT%)" \
+    [ "${HOG_SHARE_PCT:-0}" -ge "$HOG_SHARE_MIN_PCT" ]
+expect_clean_exit scx_rustland "$LOG"
+finish
