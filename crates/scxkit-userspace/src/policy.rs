@@ -2,6 +2,7 @@
 
 use crate::intf;
 use libbpf_rs::UserRingBuffer;
+use std::num::NonZeroU32;
 
 // SAFETY: bindgen's twins of intf.h's structs: integers only.
 unsafe impl scxkit_runtime::maps::PlainC for intf::usched_task {}
@@ -117,12 +118,24 @@ pub trait Policy {
     fn bypass_slice_ns(&self) -> u64 {
         intf::USCHED_SELF_SLICE_US as u64 * 1000
     }
+
+    /// Where this policy's vtimes are run time weighted by nice (ns x nice 0's weight / the
+    /// task's weight): `Some(n)` makes the queue's clock ([`Dispatcher::vtime_now`]) also
+    /// advance as tasks run, at 1/n of the rate a fair share of the CPUs adds to a task's
+    /// vtime. Tasks placed behind the clock (new ones, granted wakeups) then cannot keep it
+    /// still while a task ahead of it waits: that task gets at least about 1/n of a fair
+    /// share. `None` (the default, and for other vtimes, such as a FIFO's sequence numbers):
+    /// the clock moves only when a task starts ahead of it.
+    fn clock_runtime_divisor(&self) -> Option<NonZeroU32> {
+        None
+    }
 }
 
 /// What the kernel side has seen of the policy's decisions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct KernelView {
-    /// The largest vtime of a task that started running after a decision: the policy's "now".
+    /// The largest vtime of a task that started running after a decision, or later (see
+    /// [`Policy::clock_runtime_divisor`]): the policy's "now".
     pub vtime_now: u64,
     /// Tasks dispatched to any CPU that wait for one (0 where the kernel cannot count them).
     pub nr_queued: u64,
@@ -152,7 +165,8 @@ impl<'a> Dispatcher<'a> {
         self.nr_cpus
     }
 
-    /// The largest vtime of a dispatched task that has started running: where the queue is.
+    /// Where the queue is: the largest vtime of a dispatched task that has started running,
+    /// or later (see [`Policy::clock_runtime_divisor`]).
     pub fn vtime_now(&self) -> u64 {
         self.kernel.vtime_now
     }

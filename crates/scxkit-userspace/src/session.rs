@@ -12,6 +12,7 @@ use libbpf_rs::{RingBufferBuilder, UserRingBuffer};
 use scxkit_runtime::{Attempt, ExitInfo, Jobs, Stats};
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
+use std::num::NonZeroU32;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -103,6 +104,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
     rodata.policy_tid = gettid();
     rodata.policy_tgid = std::process::id() as i32;
     rodata.bypass_slice_ns = policy.bypass_slice_ns();
+    rodata.clock_runtime_divisor = policy.clock_runtime_divisor().map_or(0, NonZeroU32::get);
     rodata.fallback_after_ns = opts.fallback_after_ms * 1_000_000;
     rodata.idle_bypass = !opts.full_user;
     rodata.grants_allowed = !opts.full_user;

@@ -24,6 +24,7 @@
 #include "state.bpf.h"
 #include "custody.bpf.h"
 #include "handoff.bpf.h"
+#include "clock.bpf.h"
 
 static __always_inline bool comm_starts_with(const struct task_struct *p, const char *prefix, u32 len)
 {
@@ -188,8 +189,7 @@ void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 	if (!tctx)
 		return;
 	tctx->started_ns = bpf_ktime_get_ns();
-	if (tctx->vtime && time_before(vtime_now, tctx->vtime))
-		vtime_now = tctx->vtime;
+	clock_started(tctx->vtime);
 	tctx->vtime = 0;
 }
 
@@ -205,6 +205,7 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 	if (!tctx || !tctx->started_ns)
 		return;
 	ran_ns = bpf_ktime_get_ns() - tctx->started_ns;
+	clock_ran(ran_ns);
 	tctx->run_ns += ran_ns;
 	tctx->since_sleep_ns += ran_ns;
 	/* Stopping while not runnable: it went to sleep of its own accord. */
@@ -212,6 +213,30 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 		tctx->nvcsw++;
 		tctx->since_sleep_ns = 0;
 	}
+}
+
+void BPF_STRUCT_OPS(usched_runnable, struct task_struct *p, u64 enq_flags)
+{
+	struct task_ctx *tctx = task_ctx(p);
+
+	if (tctx)
+		clock_runnable(p, tctx);
+}
+
+void BPF_STRUCT_OPS(usched_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	if (tctx)
+		clock_quiescent(tctx);
+}
+
+void BPF_STRUCT_OPS(usched_set_weight, struct task_struct *p, u32 weight)
+{
+	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+
+	if (tctx)
+		clock_reweight(tctx, weight);
 }
 
 /* Idle CPUs are woken now and then to look for work (a CPU only looks for it in
@@ -288,5 +313,5 @@ void BPF_STRUCT_OPS(usched_dump, struct scx_dump_ctx *dctx)
 		  vtime_now, nr_sent, user_backlog(), fallback_since_ns != 0, nr_cpus_online);
 }
 
-SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, running, stopping, cpu_online,
-	 cpu_offline, init, dump);
+SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, runnable, running, stopping,
+	 quiescent, set_weight, cpu_online, cpu_offline, init, dump);

@@ -20,6 +20,9 @@ RODATA u64 fallback_slice_ns = USCHED_FALLBACK_SLICE_US * 1000ULL;
 RODATA bool idle_bypass = true;		/* wakeups on an idle CPU skip userspace when it holds nothing */
 RODATA bool grants_allowed = true;	/* BPF queues the wakeups a decision granted */
 RODATA u64 bypass_slice_ns = USCHED_SELF_SLICE_US * 1000ULL;	/* the policy's own slice for them */
+/* Non-zero where the policy's vtimes are run time weighted by nice: the queue's clock then
+ * also advances as tasks run, at a fair share's rate divided by this (clock.bpf.h). */
+RODATA u32 clock_runtime_divisor;
 
 /* Written by the policy process through the mmap'ed .bss; plain loads and stores. */
 volatile u64 user_heartbeat;	/* +1 on every turn of its loop (at least every 100 ms) */
@@ -38,8 +41,11 @@ u64 heartbeat_seen_ns;
 u64 fallback_since_ns;		/* non-zero while BPF schedules on its own */
 u64 fallback_total_ns;		/* time spent in fallback, ended periods */
 u64 fallback_entries;
-/* The largest vtime the policy gave a task that then started running: the policy's "now". */
+/* The policy's "now": the largest vtime the policy gave a task that then started running,
+ * or later (clock.bpf.h). */
 u64 vtime_now;
+/* The sum of the weights of this scheduler's runnable tasks (running or waiting). */
+u64 runnable_weight_sum;
 /* Tasks waiting in the shared queue for any CPU, as last seen by ops.dispatch. */
 u64 nr_shared_queued;
 
@@ -60,6 +66,8 @@ struct task_ctx {
 	u64 grant_credit_ns;
 	u64 grant_slice_ns;
 	u64 grant_expires_ns;
+	/* Its weight as counted in runnable_weight_sum while it is runnable, else 0. */
+	u64 runnable_weight;
 };
 
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
