@@ -6,9 +6,9 @@
 # still get their turns, as they do under EEVDF in the same boot.
 . /scxkit/lib.sh
 LOG=/tmp/scx_rustland.log
-# A command that needs some CPU: a shell counting to 1,000 (EEVDF here: 0.7 to 2 s). The
-# slowest of three may take at most 2.5 times EEVDF's slowest in the same boot (when the
-# clock stood still: 3.3 to 5.2 times), and at most COMMAND_MAX_S s (then it is a hang).
+# A command that needs some CPU: a shell counting to 1,000 (EEVDF here: 0.7 to 2 s). Three
+# such may take at most 2.5 times EEVDF's three in the same boot (when the clock stood
+# still: 3.6 to 4.7 times the slowest), each at most COMMAND_MAX_S s (then it is a hang).
 COUNT_TO_1000='i=0; while [ $i -lt 1000 ]; do i=$((i + 1)); done'
 COMMAND_MAX_S=15
 # The least CPU time each of the 8 hogs beside them may get meanwhile, percent of a fair
@@ -45,7 +45,7 @@ command_ms() {
 # cpu_ns PID: the CPU time PID has run, ns.
 cpu_ns() { sed -n 's/^se.sum_exec_runtime *: *\([0-9]*\)\.\([0-9]*\)$/\1\2/p' "/proc/$1/sched"; }
 
-# under_fork_load LABEL: three commands beside the load; sets WORST_MS (the slowest, or
+# under_fork_load LABEL: three commands beside the load; sets TOTAL_MS (their sum, or
 # "timeout") and HOG_SHARE_PCT (the least CPU time a hog got meanwhile, percent of a fair
 # share).
 under_fork_load() {
@@ -54,11 +54,11 @@ under_fork_load() {
     sleep 1
     for pid in $HOGS; do eval "hog_start_$pid=$(cpu_ns "$pid")"; done
     t0=$(now_us)
-    WORST_MS=0
+    TOTAL_MS=0
     for k in 1 2 3; do
         ms=$(command_ms)
         note "$1: counting to 1,000 beside 8 hogs and 6 fork loops took $ms ms"
-        if [ "$ms" = timeout ]; then WORST_MS=timeout; elif [ "$WORST_MS" != timeout ] && [ "$ms" -gt "$WORST_MS" ]; then WORST_MS=$ms; fi
+        if [ "$ms" = timeout ]; then TOTAL_MS=timeout; elif [ "$TOTAL_MS" != timeout ]; then TOTAL_MS=$((TOTAL_MS + ms)); fi
     done
     t1=$(now_us)
     for pid in $HOGS; do
@@ -75,13 +75,13 @@ under_fork_load() {
 within_2_5x() { [ "$1" != timeout ] && [ "$2" != timeout ] && [ $(($1 * 2)) -le $(($2 * 5)) ]; }
 
 under_fork_load EEVDF
-eevdf_worst_ms=$WORST_MS
+eevdf_total_ms=$TOTAL_MS
 
 start_sched "$LOG" scx_rustland --stats 2
 expect_loaded scx_rustland rustland "$LOG"
 under_fork_load scx_rustland
-check "scx_rustland: counting to 1,000 beside fork loops and hogs takes at most 2.5x EEVDF's time (slowest of 3: $WORST_MS ms, EEVDF $eevdf_worst_ms ms)" \
-    within_2_5x "$WORST_MS" "$eevdf_worst_ms"
+check "scx_rustland: counting to 1,000 beside fork loops and hogs takes at most 2.5x EEVDF's time (3 runs: $TOTAL_MS ms, EEVDF $eevdf_total_ms ms)" \
+    within_2_5x "$TOTAL_MS" "$eevdf_total_ms"
 check "scx_rustland: every hog beside them gets at least $HOG_SHARE_MIN_PCT% of a fair share meanwhile (least: $HOG_SHARE_PCT%)" \
     [ "${HOG_SHARE_PCT:-0}" -ge "$HOG_SHARE_MIN_PCT" ]
 expect_clean_exit scx_rustland "$LOG"

@@ -17,19 +17,24 @@
 
 #include "state.bpf.h"
 
-/* A task that starts with a later vtime than the clock's moves the clock there. */
+/* A task that starts with a later vtime than the clock's moves the clock there; not when an
+ * advance (clock_ran) lands meanwhile: a plain store would undo it. */
 static __always_inline void clock_started(u64 vtime)
 {
-	if (vtime && time_before(vtime_now, vtime))
-		vtime_now = vtime;
+	u64 now = vtime_now;
+
+	if (vtime && time_before(now, vtime))
+		__sync_bool_compare_and_swap(&vtime_now, now, vtime);
 }
 
-/* p, with context tctx, became runnable: its weight counts from now. */
+/* p, with context tctx, became runnable: its weight counts from now. The kernel pairs
+ * ops.runnable with ops.quiescent (a weight change comes between the two), and its record
+ * here keeps the sum exact. */
 static __always_inline void clock_runnable(const struct task_struct *p, struct task_ctx *tctx)
 {
 	u64 weight = p->scx.weight;
 
-	if (tctx->runnable_weight)
+	if (!clock_runtime_divisor || tctx->runnable_weight)
 		return;
 	tctx->runnable_weight = weight;
 	__sync_fetch_and_add(&runnable_weight_sum, weight);
@@ -46,17 +51,6 @@ static __always_inline void clock_quiescent(struct task_ctx *tctx)
 	__sync_fetch_and_sub(&runnable_weight_sum, weight);
 }
 
-/* p's weight changed; counted anew if it is runnable. */
-static __always_inline void clock_reweight(struct task_ctx *tctx, u32 weight)
-{
-	u64 old = tctx->runnable_weight;
-
-	if (!old || !weight)
-		return;
-	tctx->runnable_weight = weight;
-	__sync_fetch_and_add(&runnable_weight_sum, (u64)weight - old);
-}
-
 /* A task ran ran_ns: the clock advances by ran_ns x nice 0's weight / the runnable weights /
  * clock_runtime_divisor. */
 static __always_inline void clock_ran(u64 ran_ns)
@@ -65,8 +59,8 @@ static __always_inline void clock_ran(u64 ran_ns)
 
 	if (!clock_runtime_divisor)
 		return;
-	/* The task that just stopped may already be quiescent: at least one nice-0 task. */
-	if ((s64)sum < SCXK_NICE0_WEIGHT)
+	/* Runnable tasks lighter than one nice-0 task in all (nice 19 alone) move it as one. */
+	if (sum < SCXK_NICE0_WEIGHT)
 		sum = SCXK_NICE0_WEIGHT;
 	__sync_fetch_and_add(&vtime_now, ran_ns * SCXK_NICE0_WEIGHT / sum / clock_runtime_divisor);
 }

@@ -193,9 +193,9 @@ static void apply_decision(const struct usched_decision *d)
 }
 
 /* Where granted p goes in the shared queue: grant_credit_ns before the queue's now, and
- * ahead of the task its CPU runs when that one is further behind: the queue's now is the
- * latest vtime started on any CPU, and a task bound to one CPU (or on a CPU others left
- * alone) may lag it by more than a credit. */
+ * ahead of the task its CPU runs when that one is further behind: the queue's now is at
+ * least the latest vtime started on any CPU (clock.bpf.h), and a task bound to one CPU (or
+ * on a CPU others left alone) may lag it by more than a credit. */
 static u64 granted_vtime(struct task_struct *p, const struct task_ctx *tctx)
 {
 	u64 now = vtime_now, *running = running_vtime_of(scx_bpf_task_cpu(p));

@@ -231,14 +231,6 @@ void BPF_STRUCT_OPS(usched_quiescent, struct task_struct *p, u64 deq_flags)
 		clock_quiescent(tctx);
 }
 
-void BPF_STRUCT_OPS(usched_set_weight, struct task_struct *p, u32 weight)
-{
-	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
-
-	if (tctx)
-		clock_reweight(tctx, weight);
-}
-
 /* Idle CPUs are woken now and then to look for work (a CPU only looks for it in
  * ops.dispatch, and an idle one does not call it): while the policy is silent, for the tasks
  * it held; whenever tasks wait in the shared queue, for one queued there while the only CPU
@@ -314,4 +306,4 @@ void BPF_STRUCT_OPS(usched_dump, struct scx_dump_ctx *dctx)
 }
 
 SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, runnable, running, stopping,
-	 quiescent, set_weight, cpu_online, cpu_offline, init, dump);
+	 quiescent, cpu_online, cpu_offline, init, dump);
