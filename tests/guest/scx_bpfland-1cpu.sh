@@ -187,13 +187,10 @@ kill "$hogs"; wait "$hogs" 2>/dev/null
 # about 210 ms in 10 s and waits up to 245 ms here; EEVDF about 400 ms and 20 ms.
 HOG_LONGEST_WAIT_MAX_MS=1000
 HOG_CPU_MIN_MS=100
-i=0; forkers=""
-while [ $i -lt 12 ]; do
-    sh -c 'while :; do ( : ); done' & forkers="$forkers $!"; i=$((i + 1))
-done
+start_fork_loops 12
 for n in 1 2 3; do scxkit-probe hog --seconds 10 > "/tmp/hog$n.txt" & eval "hog$n=\$!"; done
 wait "$hog1" "$hog2" "$hog3"
-kill $forkers; wait $forkers 2>/dev/null
+stop_fork_loops
 for n in 1 2 3; do
     cpu_ms=$(sed -n 's/^hog_cpu_ms //p' "/tmp/hog$n.txt")
     wait_ms=$(sed -n 's/^hog_longest_wait_ms //p' "/tmp/hog$n.txt")

@@ -19,14 +19,9 @@ HOG_SHARE_MIN_PCT=25
 # took 6 to 8 s under EEVDF too.
 
 # start_fork_load: 8 shell hogs and 6 fork loops; their pids in HOGS and FORKERS.
-start_fork_load() {
-    local i
-    start_hogs 8
-    FORKERS=""
-    for i in $(seq 6); do sh -c 'while :; do ( : ); done' & FORKERS="$FORKERS $!"; done
-}
+start_fork_load() { start_hogs 8; start_fork_loops 6; }
 
-stop_fork_load() { kill $FORKERS 2>/dev/null; wait $FORKERS 2>/dev/null; stop_hogs; }
+stop_fork_load() { stop_fork_loops; stop_hogs; }
 
 # command_ms: runs COUNT_TO_1000 and prints how long it took, in ms; "timeout" when it has
 # not finished within COMMAND_MAX_S seconds (it is killed then).
@@ -42,9 +37,6 @@ command_ms() {
     echo $(( $(cat "$out") / 1000 ))
 }
 
-# cpu_ns PID: the CPU time PID has run, ns.
-cpu_ns() { sed -n 's/^se.sum_exec_runtime *: *\([0-9]*\)\.\([0-9]*\)$/\1\2/p' "/proc/$1/sched"; }
-
 # under_fork_load LABEL: three commands beside the load; sets TOTAL_MS (their sum, or
 # "timeout") and HOG_SHARE_PCT (the least CPU time a hog got meanwhile, percent of a fair
 # share).
@@ -52,7 +44,7 @@ under_fork_load() {
     local k ms pid t0 t1 least="" ran
     start_fork_load
     sleep 1
-    for pid in $HOGS; do eval "hog_start_$pid=$(cpu_ns "$pid")"; done
+    for pid in $HOGS; do eval "hog_start_$pid=$(task_cpu_ns "$pid")"; done
     t0=$(now_us)
     TOTAL_MS=0
     for k in 1 2 3; do
@@ -62,7 +54,7 @@ under_fork_load() {
     done
     t1=$(now_us)
     for pid in $HOGS; do
-        ran=$(( ($(cpu_ns "$pid") - $(eval "echo \$hog_start_$pid")) / 1000 ))
+        ran=$(( ($(task_cpu_ns "$pid") - $(eval "echo \$hog_start_$pid")) / 1000 ))
         [ -z "$least" ] || [ "$ran" -lt "$least" ] && least=$ran
     done
     # A fair share: 2 CPUs over 15 tasks (8 hogs, 6 loops, the command), us.

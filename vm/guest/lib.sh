@@ -500,6 +500,19 @@ start_hogs() {
 
 stop_hogs() { kill $HOGS 2>/dev/null; wait $HOGS 2>/dev/null; HOGS=""; }
 
+# start_fork_loops N: N shells that fork a subshell and wait for it, over and over (a stream
+# of short-lived new tasks); their pids in FORKERS.
+start_fork_loops() {
+    local i; FORKERS=""
+    for i in $(seq "$1"); do sh -c 'while :; do ( : ); done' & FORKERS="$FORKERS $!"; done
+}
+
+stop_fork_loops() { kill $FORKERS 2>/dev/null; wait $FORKERS 2>/dev/null; FORKERS=""; }
+
+# task_cpu_ns PID: the CPU time PID has run so far, ns (the scheduler's own count, exact
+# where a spinning probe's own clock is not; see README on PAUSE in the reproducible mode).
+task_cpu_ns() { sed -n 's/^se.sum_exec_runtime *: *\([0-9]*\)\.\([0-9]*\)$/\1\2/p' "/proc/$1/sched"; }
+
 # expect_low_weight_turns NAME CPUS MIN LOG: a nice-19 hog behind 40 nice-0 hogs, all allowed
 # on CPUS only, gets at least MIN turns in 10 s. Charged 100 times its run, its vruntime runs
 # seconds ahead of theirs; only a bound on any task's wait gives it a turn about every second.
