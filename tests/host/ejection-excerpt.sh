@@ -33,6 +33,16 @@ expect_none "the exit's backtrace is left out" "$got" "scx_vexit"
 [ "$(wc -l <<<"$got")" -le 20 ] && echo "PASS a short excerpt ($(wc -l <<<"$got") lines)" ||
     { echo "FAIL the excerpt is $(wc -l <<<"$got") lines"; failed=1; }
 
+# A scheduler with an ops.dump (scx_bpfland, 7.3, a watchdog stall): its own state is kept.
+bpfland=$top/tests/fixtures/scheduler-log/ejected-bpfland.log
+got=$(ejection_excerpt "$bpfland" "$(grep -m 1 "ejected by the kernel" "$bpfland")")
+expect "the scheduler's own dump is kept" "$got" -F "bpfland: waiting since 432 ms ago (0: none), unserved 1, primary saturated 1"
+expect "each of its lines" "$got" -F "bpfland: CPU 1: primary 1, offline 0 (bits 0), busy for 437 ms"
+expect "the CPU states after it" "$got" -x "CPU 1   : nr_run=9 flags=0x101 cpu_rel=0 ksync=3"
+expect_none "its backtrace is still left out" "$got" "scx_vexit"
+[ "$(wc -l <<<"$got")" -le 24 ] && echo "PASS a short excerpt ($(wc -l <<<"$got") lines)" ||
+    { echo "FAIL the excerpt is $(wc -l <<<"$got") lines"; failed=1; }
+
 reason="Error: scx_simple ejected by the kernel: runnable task stall (ERROR_STALL): stress-ng-cpu[126] failed to run for 0.504s"
 got=$(ejection_excerpt "$sample" "$reason")
 expect "the stalled task's record is kept" "$got" -F "  R stress-ng-cpu[126] *root -420ms"

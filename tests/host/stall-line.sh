@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host test of kernel_stall_line (vm/guest/lib.sh), on which the guest's stall watcher ends a
-# boot: hung tasks and RCU stalls are stalls, a clean console and a panic are not. The RCU
+# boot: hung tasks and RCU stalls are stalls, a clean console and a panic are not; and of
+# kernel_stall_report, the line it prints with the RCU report's details. The RCU
 # sample is a console of a hotplug run that waited out its whole timeout.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,4 +28,13 @@ for ((i = 0; i < ${#expected[@]}; i += 2)); do
         failed=1
     fi
 done
+
+# The report the stall watcher prints: the stall line, then what names the stalled CPU.
+got=$(kernel_stall_report < "$fixtures/rcu-self-stall.log")
+if [[ "$got" == *"self-detected stall on CPU | 1-....: (5250 ticks this GP)"* ]]; then
+    echo "PASS the stall report names the stalled CPU: $got"
+else
+    echo "FAIL the stall report of rcu-self-stall.log: '$got'"
+    failed=1
+fi
 exit $failed

@@ -56,9 +56,11 @@ report_ejections() {
 }
 
 # ejection_excerpt LOG REASON: from the kernel's debug dump in a scheduler's LOG, what
-# explains an ejection: the exit's own header, each CPU's state (what it runs, its queue
-# lengths) and, when REASON names a stalled task ("comm[pid] failed to run"), that task's
-# record with its backtrace. Other tasks' records and the event counters are left out.
+# explains an ejection: the exit's own header, the scheduler's own state (its ops.dump
+# lines, unindented, between the exit's backtrace and the CPU states), each CPU's state
+# (what it runs, its queue lengths) and, when REASON names a stalled task ("comm[pid] failed
+# to run"), that task's record with its backtrace. Other tasks' records and the event
+# counters are left out.
 ejection_excerpt() {
     local task
     task=$(echo "$2" | sed -n 's/.*: \([^ ]*\[[0-9]*\]\) failed to run for.*/\1/p')
@@ -66,7 +68,9 @@ ejection_excerpt() {
         /^---- the kernel.s debug dump/ { dump = 1; header = 1; next }
         /^---- end of dump/ || /^Event counters/ { dump = 0 }
         !dump { next }
-        header { if (/^Backtrace:/) header = 0; else print; next }
+        header { if (/^Backtrace:/) { header = 0; own = 1 } else print; next }
+        /^CPU states/ { own = 0 }
+        own { if (/^[^ ]/) print; next }
         /^CPU [0-9]+ *:/ { block = "cpu"; print; next }
         /^ *\*?R / { block = (task != "" && index($0, " " task " ")) ? "task" : ""; blanks = 0 }
         /^$/ { if (block == "cpu") block = ""; if (block == "task" && ++blanks == 2) block = "" }
@@ -223,7 +227,21 @@ HUNG_TASK_S=45
 # latter only: with the scheduler's helper waiting for that grace period, sched_ext's own
 # watchdog never fires.
 kernel_stall_line() {
-    grep -m 1 -E "blocked for more than|INFO: rcu_[a-z_]+ (self-detected stall|detected (expedited )?stalls)|rcu_[a-z_]+ kthread starved for"
+    kernel_stall_report | sed 's/ | .*//'
+}
+
+# kernel_stall_report: from a console on stdin, the first stall line (kernel_stall_line) and
+# up to three of the RCU report's next lines, which name the stalled CPUs or the blocked
+# tasks, joined by " | " on one line: the failures section keeps only that line.
+kernel_stall_report() {
+    awk '
+        !found && /blocked for more than|INFO: rcu_[a-z_]+ (self-detected stall|detected (expedited )?stalls)|rcu_[a-z_]+ kthread starved for/ {
+            found = 1; out = $0; next
+        }
+        found && more < 3 && /\] rcu: / { sub(/^.*\] rcu: */, ""); gsub(/\t/, ""); out = out " | " $0; more++; next }
+        found { exit }
+        END { if (found) print out }
+    '
 }
 
 # watch_kernel_stalls: run in the background by /init. On the kernel's first hung-task or RCU
@@ -236,7 +254,7 @@ watch_kernel_stalls() {
     echo "$HUNG_TASK_S" > /proc/sys/kernel/hung_task_timeout_secs 2>/dev/null || return 0
     enable_sched_ext_dump
     while sleep 5; do
-        line=$(dmesg | kernel_stall_line)
+        line=$(dmesg | kernel_stall_report)
         [ -n "$line" ] || continue
         echo "HANG the kernel reports a stall: $line; the guest's state follows"
         dump_state
