@@ -13,6 +13,7 @@ cargo test --quiet --manifest-path "$top/Cargo.toml" --workspace
 "$top/tests/host/stall-line.sh"
 "$top/tests/host/ejection-excerpt.sh"
 "$top/tests/host/guest-shell.sh"
+"$top/tests/host/task-cpu-ns.sh"
 python3 -m unittest discover --quiet -s "$top/bench" -p 'test_*.py'
 [ "${1:-}" = "--host" ] && exit 0
 echo "==== guest tests"

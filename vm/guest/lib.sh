@@ -529,7 +529,11 @@ stop_fork_loops() { kill $FORKERS 2>/dev/null; wait $FORKERS 2>/dev/null; FORKER
 
 # task_cpu_ns PID: the CPU time PID has run so far, ns (the scheduler's own count, exact
 # where a spinning probe's own clock is not; see README on PAUSE in the reproducible mode).
-task_cpu_ns() { sed -n 's/^se.sum_exec_runtime *: *\([0-9]*\)\.\([0-9]*\)$/\1\2/p' "/proc/$1/sched"; }
+# Without leading zeros: below 1 ms the joined digits start with 0, which shell arithmetic
+# reads as octal (an error at the first 8 or 9, which ended a scenario instead of failing it).
+task_cpu_ns() {
+    sed -n 's/^se.sum_exec_runtime *: *\([0-9]*\)\.\([0-9]*\)$/\1\2/p' "/proc/$1/sched" | sed 's/^0*\([0-9]\)/\1/'
+}
 
 # expect_low_weight_turns NAME CPUS MIN LOG: a nice-19 hog behind 40 nice-0 hogs, all allowed
 # on CPUS only, gets at least MIN turns in 10 s. Charged 100 times its run, its vruntime runs
