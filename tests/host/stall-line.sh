@@ -37,4 +37,20 @@ else
     echo "FAIL the stall report of rcu-self-stall.log: '$got'"
     failed=1
 fi
+# Without dmesg's timestamps (a console that prints none), the details still follow.
+got=$(sed 's/^\[[^]]*\] //' "$fixtures/rcu-self-stall.log" | kernel_stall_report)
+if [[ "$got" == *"self-detected stall on CPU | 1-....: (5250 ticks this GP)"* ]]; then
+    echo "PASS the stall report without timestamps names the stalled CPU"
+else
+    echo "FAIL the stall report without timestamps: '$got'"
+    failed=1
+fi
+# A starved RCU kthread: its advice and stack-dump headings do not take the details' room.
+got=$(kernel_stall_report < "$fixtures/rcu-stall.log")
+if [[ "$got" != *"Unless"* && "$got" != *"stack dump"* && "$got" == *"(detected by 2, t=178559 jiffies"* ]]; then
+    echo "PASS the starved kthread's report keeps the details, not the advice"
+else
+    echo "FAIL the starved kthread's report: '$got'"
+    failed=1
+fi
 exit $failed

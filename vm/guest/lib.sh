@@ -231,14 +231,16 @@ kernel_stall_line() {
 }
 
 # kernel_stall_report: from a console on stdin, the first stall line (kernel_stall_line) and
-# up to three of the RCU report's next lines, which name the stalled CPUs or the blocked
-# tasks, joined by " | " on one line: the failures section keeps only that line.
+# up to three of the RCU report's next lines (with or without dmesg's timestamps; its advice
+# and stack-dump headings skipped), which name the stalled CPUs or the blocked tasks, joined
+# by " | " on one line: the failures section keeps only that line.
 kernel_stall_report() {
     awk '
         !found && /blocked for more than|INFO: rcu_[a-z_]+ (self-detected stall|detected (expedited )?stalls)|rcu_[a-z_]+ kthread starved for/ {
             found = 1; out = $0; next
         }
-        found && more < 3 && /\] rcu: / { sub(/^.*\] rcu: */, ""); gsub(/\t/, ""); out = out " | " $0; more++; next }
+        found && /Unless rcu_|RCU grace-period kthread stack dump|Stack dump where RCU GP kthread/ { next }
+        found && more < 3 && /(^|\] )rcu: / { sub(/^(.*\] )?rcu: */, ""); gsub(/\t/, ""); out = out " | " $0; more++; next }
         found { exit }
         END { if (found) print out }
     '
