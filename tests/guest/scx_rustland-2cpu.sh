@@ -19,10 +19,18 @@ HOG_SHARE_MIN_PCT=25
 # which on several vCPUs in this mode hands the emulator to the other vCPU, and a 1 ms burn
 # took 6 to 8 s under EEVDF too.
 
-# start_fork_load: 8 shell hogs and 6 fork loops; their pids in HOGS and FORKERS.
-start_fork_load() { start_hogs 8; start_fork_loops 6; }
+# start_fork_load: 8 shell hogs and 6 fork loops; their pids in HOGS and FORKERS; with
+# HEAVY_HOG=1, also a nice -20 hog (pid in HEAVY), which uses one CPU at most.
+HEAVY_HOG=0
+start_fork_load() {
+    start_hogs 8; start_fork_loops 6
+    HEAVY=""
+    [ "$HEAVY_HOG" = 1 ] || return 0
+    sh -c 'while :; do :; done' & HEAVY=$!
+    renice -n -20 -p "$HEAVY" > /dev/null
+}
 
-stop_fork_load() { stop_fork_loops; stop_hogs; }
+stop_fork_load() { stop_fork_loops; stop_hogs; [ -z "$HEAVY" ] || { kill "$HEAVY"; wait "$HEAVY" 2>/dev/null; }; }
 
 # command_ms: runs COUNT_TO_1000 and prints how long it took, in ms; "timeout" when it has
 # not finished within COMMAND_MAX_S seconds (it is killed then).
@@ -58,8 +66,9 @@ under_fork_load() {
         ran=$(( ($(task_cpu_ns "$pid") - $(eval "echo \$hog_start_$pid")) / 1000 ))
         [ -z "$least" ] || [ "$ran" -lt "$least" ] && least=$ran
     done
-    # A fair share: 2 CPUs over 15 tasks (8 hogs, 6 loops, the command), us.
-    HOG_SHARE_PCT=$(( least * 100 / ((t1 - t0) * 2 / 15) ))
+    # A fair share: 2 CPUs over 15 tasks (8 hogs, 6 loops, the command), us; beside the heavy
+    # hog, which takes one CPU, the other over those 15.
+    HOG_SHARE_PCT=$(( least * 100 / ((t1 - t0) * (2 - HEAVY_HOG) / 15) ))
     note "$1: the least CPU time a hog got meanwhile: $((least / 1000)) ms in $(( (t1 - t0) / 1000 )) ms, $HOG_SHARE_PCT% of a fair share"
     stop_fork_load
 }
@@ -76,6 +85,13 @@ under_fork_load scx_rustland
 check "scx_rustland: counting to 1,000 beside fork loops and hogs takes at most 2.5x EEVDF's time (3 runs: $TOTAL_MS ms, EEVDF $eevdf_total_ms ms)" \
     within_2_5x "$TOTAL_MS" "$eevdf_total_ms"
 check "scx_rustland: every hog beside them gets at least $HOG_SHARE_MIN_PCT% of a fair share meanwhile (least: $HOG_SHARE_PCT%)" \
+    [ "${HOG_SHARE_PCT:-0}" -ge "$HOG_SHARE_MIN_PCT" ]
+# The same load beside a nice -20 hog: its weight (8668) once swelled the clock's weight sum
+# tenfold, and the least hog got 16% of a fair share (a review).
+HEAVY_HOG=1
+under_fork_load "scx_rustland beside a nice -20 hog"
+HEAVY_HOG=0
+check "scx_rustland beside a nice -20 hog: every hog gets at least $HOG_SHARE_MIN_PCT% of a fair share (the CPU the heavy hog leaves; least: $HOG_SHARE_PCT%)" \
     [ "${HOG_SHARE_PCT:-0}" -ge "$HOG_SHARE_MIN_PCT" ]
 # The same load with the policy stopped: BPF's fallback runs every task itself (FIFO). Measured
 # with shells: 0.64 to 0.71 s per count, the least hog 197% of a fair share (a review's 27 s

@@ -5,8 +5,9 @@
  * It never goes back, and moves in two ways:
  * - to the vtime of a task that starts running, when that is later;
  * - with clock_runtime_divisor (Policy::clock_runtime_divisor), as tasks run: by each run's
- *   time weighted by nice 0 over the weights of all runnable tasks (the rate at which a fair
- *   share of the CPUs adds to a task's vtime), divided by clock_runtime_divisor. A task
+ *   time weighted by nice 0 over the weights of all runnable tasks, each counted at most as
+ *   nice 0 (about the rate at which a fair share of the CPUs adds to a task's vtime), divided
+ *   by clock_runtime_divisor. A task
  *   placed ahead of the clock then comes before new placements within a bounded time. With
  *   the first way alone the clock stood still while only tasks placed behind it ran (the
  *   children of fork loops, granted shells): on 2 CPUs beside 8 hogs and 6 fork loops, a
@@ -27,12 +28,14 @@ static __always_inline void clock_started(u64 vtime)
 		__sync_bool_compare_and_swap(&vtime_now, now, vtime);
 }
 
-/* p, with context tctx, became runnable: its weight counts from now. The kernel pairs
- * ops.runnable with ops.quiescent (a weight change comes between the two), and its record
- * here keeps the sum exact. */
+/* p, with context tctx, became runnable: its weight counts from now, at most nice 0's. The
+ * kernel pairs ops.runnable with ops.quiescent (a weight change comes between the two), and
+ * its record here keeps the sum exact. The cap: a task uses one CPU at most, however heavy,
+ * so its weight does not slow the others' fair rate beyond that; one nice -20 hog (8668)
+ * slowed the clock tenfold, and hogs beside fork loops on two CPUs got 16% of a fair share. */
 static __always_inline void clock_runnable(const struct task_struct *p, struct task_ctx *tctx)
 {
-	u64 weight = p->scx.weight;
+	u64 weight = p->scx.weight < SCXK_NICE0_WEIGHT ? p->scx.weight : SCXK_NICE0_WEIGHT;
 
 	if (!clock_runtime_divisor || tctx->runnable_weight)
 		return;
