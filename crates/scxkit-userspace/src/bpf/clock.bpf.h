@@ -8,10 +8,9 @@
  *   time weighted by nice 0 over the weights of all runnable tasks, each counted at most as
  *   nice 0 (about the rate at which a fair share of the CPUs adds to a task's vtime), divided
  *   by clock_runtime_divisor. A task placed ahead of the clock then comes before new
- *   placements within a bounded time. With
- *   the first way alone the clock stood still while only tasks placed behind it ran (the
- *   children of fork loops, granted shells): on 2 CPUs beside 8 hogs and 6 fork loops, a
- *   hog got 11% of a fair share.
+ *   placements within a bounded time. With the first way alone the clock stood still while
+ *   only tasks placed behind it ran (the children of fork loops, granted shells): on 2 CPUs
+ *   beside 8 hogs and 6 fork loops, a hog got 11% of a fair share.
  */
 #ifndef __USCHED_CLOCK_BPF_H
 #define __USCHED_CLOCK_BPF_H
