@@ -76,32 +76,42 @@ under_fork_load() {
 # within_2_5x MS REF_MS: MS (not a timeout) is at most 2.5 times REF_MS.
 within_2_5x() { [ "$1" != timeout ] && [ "$2" != timeout ] && [ $(($1 * 2)) -le $(($2 * 5)) ]; }
 
+# expect_counts_in_time LABEL: the last under_fork_load's three counts took at most 2.5x
+# EEVDF's three.
+expect_counts_in_time() {
+    check "$1: counting to 1,000 beside fork loops and hogs takes at most 2.5x EEVDF's time (3 runs: $TOTAL_MS ms, EEVDF $eevdf_total_ms ms)" \
+        within_2_5x "$TOTAL_MS" "$eevdf_total_ms"
+}
+
+# expect_hogs_served LABEL: in the last under_fork_load, every hog got at least
+# HOG_SHARE_MIN_PCT% of a fair share.
+expect_hogs_served() {
+    check "$1: every hog gets at least $HOG_SHARE_MIN_PCT% of a fair share meanwhile (least: $HOG_SHARE_PCT%)" \
+        [ "${HOG_SHARE_PCT:-0}" -ge "$HOG_SHARE_MIN_PCT" ]
+}
+
 under_fork_load EEVDF
 eevdf_total_ms=$TOTAL_MS
 
 start_sched "$LOG" scx_rustland --stats 2
 expect_loaded scx_rustland rustland "$LOG"
 under_fork_load scx_rustland
-check "scx_rustland: counting to 1,000 beside fork loops and hogs takes at most 2.5x EEVDF's time (3 runs: $TOTAL_MS ms, EEVDF $eevdf_total_ms ms)" \
-    within_2_5x "$TOTAL_MS" "$eevdf_total_ms"
-check "scx_rustland: every hog beside them gets at least $HOG_SHARE_MIN_PCT% of a fair share meanwhile (least: $HOG_SHARE_PCT%)" \
-    [ "${HOG_SHARE_PCT:-0}" -ge "$HOG_SHARE_MIN_PCT" ]
+expect_counts_in_time scx_rustland
+expect_hogs_served scx_rustland
 # The same load beside a nice -20 hog: its weight (8668) once swelled the clock's weight sum
-# tenfold, and the least hog got 16% of a fair share (a review).
+# tenfold, and the least hog got 16% of a fair share (a review). The fair share is then of the
+# CPU the heavy hog leaves.
 HEAVY_HOG=1
 under_fork_load "scx_rustland beside a nice -20 hog"
 HEAVY_HOG=0
-check "scx_rustland beside a nice -20 hog: every hog gets at least $HOG_SHARE_MIN_PCT% of a fair share (the CPU the heavy hog leaves; least: $HOG_SHARE_PCT%)" \
-    [ "${HOG_SHARE_PCT:-0}" -ge "$HOG_SHARE_MIN_PCT" ]
+expect_hogs_served "scx_rustland beside a nice -20 hog"
 # The same load with the policy stopped: BPF's fallback runs every task itself (FIFO). Measured
 # with shells: 0.64 to 0.86 s per count, the least hog 177 to 197% of a fair share (a review's 27 s
 # for one command here was the PAUSE artefact above).
 kill -STOP "$SCHED_PID"
 under_fork_load "scx_rustland stopped"
 kill -CONT "$SCHED_PID"
-check "scx_rustland stopped (BPF's fallback): counting to 1,000 beside the load takes at most 2.5x EEVDF's time (3 runs: $TOTAL_MS ms, EEVDF $eevdf_total_ms ms)" \
-    within_2_5x "$TOTAL_MS" "$eevdf_total_ms"
-check "scx_rustland stopped: every hog gets at least $HOG_SHARE_MIN_PCT% of a fair share meanwhile (least: $HOG_SHARE_PCT%)" \
-    [ "${HOG_SHARE_PCT:-0}" -ge "$HOG_SHARE_MIN_PCT" ]
+expect_counts_in_time "scx_rustland stopped (BPF's fallback)"
+expect_hogs_served "scx_rustland stopped (BPF's fallback)"
 expect_clean_exit scx_rustland "$LOG"
 finish
