@@ -197,6 +197,9 @@ for n in 1 2 3; do
     check "scx_rustland, hog $n of 3 beside 12 fork loops on one CPU: ${cpu_ms:-no} ms of CPU in 10 s (at least $HOG_CPU_MIN_MS), longest wait ${wait_ms:-none} ms (at most $HOG_LONGEST_WAIT_MAX_MS)" \
         [ "${cpu_ms:-0}" -ge "$HOG_CPU_MIN_MS" -a "${wait_ms:-99999}" -le "$HOG_LONGEST_WAIT_MAX_MS" ]
 done
+# The framework bounds a wait in the shared queue (USCHED_MAX_WAIT_MS, 1 s): in vtime order
+# alone, the nice-19 hog got no turn in 10 s.
+expect_low_weight_turns scx_rustland 0 5 "$LOG6"
 expect_clean_exit "scx_rustland (one CPU)" "$LOG6"
 
 # A load beside eight CPU hogs on one CPU: the loading thread runs at nice -20 until attached

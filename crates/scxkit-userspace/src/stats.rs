@@ -46,6 +46,7 @@ scxkit::metric_set! {
         DECISIONS_REPLACED = MetricDef::counter("decisions_replaced_total", &[], "Decisions naming a CPU the task may not use: sent to any CPU instead."),
         POLICY_NUDGES = MetricDef::counter("policy_nudges_total", &[], "Wake-up calls to the policy: a CPU had nothing to run while the policy held tasks."),
         SHARED_FIRST = MetricDef::counter("shared_queue_first_total", &[], "Decided tasks a CPU took while tasks waited in BPF's own queue (fallback, congestion, refused hand-overs), because its previous task came from there: the two queues take turns, so neither starves the other (where the kernel has user queues)."),
+        LONG_WAITS = MetricDef::counter("long_waits_total", &[], "Tasks a CPU took from the shared queue out of vtime order, having waited 1 s there: the bound on a decided task's wait, whatever its vtime (a nice-19 hog behind 40 hogs on one CPU got no turn in 10 s without it)."),
         FALLBACK_SECONDS = def("fallback_seconds_total", &[], MetricKind::Counter, Unit::Seconds, "Time BPF scheduled on its own because the policy process was silent."),
         FALLBACK_ENTRIES = MetricDef::counter("fallback_entries_total", &[], "Times the policy went silent and BPF took over."),
         PAGE_FAULTS = MetricDef::counter("page_faults_total", &[], "Page faults the policy loop takes while it reads tasks and decides (minor and major; statistics work excluded): none once it runs steadily."),
@@ -71,6 +72,7 @@ pub static COUNTERS: &[CounterSlot] = &[
     (intf::USCHED_STAT_REPLACED, &DECISIONS_REPLACED),
     (intf::USCHED_STAT_NUDGE, &POLICY_NUDGES),
     (intf::USCHED_STAT_SHARED_FIRST, &SHARED_FIRST),
+    (intf::USCHED_STAT_LONG_WAIT, &LONG_WAITS),
 ];
 
 /// The framework's state in the BPF object's .bss, read at one instant.
@@ -105,7 +107,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
-        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} | custody full {} push failed {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
+        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} long waits {} | custody full {} push failed {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
         now.get("tasks_running", &[]),
         now.get("tasks_queued", &[]),
         now.get("tasks_waiting_user", &[]),
@@ -117,6 +119,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         d("decisions_replaced_total", &[]),
         d("policy_nudges_total", &[]),
         d("shared_queue_first_total", &[]),
+        d("long_waits_total", &[]),
         d("custody_full_total", &[]),
         d("custody_push_failed_total", &[]),
         now.get("fallback_seconds_total", &[]),
@@ -176,11 +179,11 @@ mod tests {
     #[test]
     fn line_shows_each_path_per_interval() {
         let before = reading(&[(intf::USCHED_STAT_USER, 5)], &BssReading::default(), Usage::default(), 0);
-        let after_counters = [(intf::USCHED_STAT_USER, 9), (intf::USCHED_STAT_FALLBACK, 2), (intf::USCHED_STAT_CANCELLED, 1), (intf::USCHED_STAT_SENT, 7), (intf::USCHED_STAT_DEFERRED, 5), (intf::USCHED_STAT_SHARED_FIRST, 3)];
+        let after_counters = [(intf::USCHED_STAT_USER, 9), (intf::USCHED_STAT_FALLBACK, 2), (intf::USCHED_STAT_CANCELLED, 1), (intf::USCHED_STAT_SENT, 7), (intf::USCHED_STAT_DEFERRED, 5), (intf::USCHED_STAT_SHARED_FIRST, 3), (intf::USCHED_STAT_LONG_WAIT, 2)];
         let after = reading(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0);
         let line = log_line(&before, &after);
         assert!(line.contains("dispatched 6: user 4 granted 0 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
-        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 shared first 3 | custody full 0 push failed 0"), "{line}");
+        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 shared first 3 long waits 2 | custody full 0 push failed 0"), "{line}");
         assert!(line.contains("cpu 2 ms"), "{line}");
     }
 }

@@ -36,6 +36,12 @@ enum usched_consts {
 	 * otherwise go unseen by the policy for minutes (and be forgotten), whatever its
 	 * behaviour became. */
 	USCHED_GRANT_MAX_AGE_MS = 1000,
+	/* The longest a task waits in the shared queue, ms: then the next CPU that may run it
+	 * takes it, whatever its vtime (long_wait.bpf.h), with at most this slice, us. One CPU
+	 * walks the queue for such tasks at most every USCHED_LONG_WAIT_SCAN_MS. */
+	USCHED_MAX_WAIT_MS = 1000,
+	USCHED_LONG_WAIT_SLICE_US = 1000,
+	USCHED_LONG_WAIT_SCAN_MS = 100,
 	/* How often a BPF timer checks for a silent policy while every CPU is idle, ms. */
 	USCHED_WATCH_INTERVAL_MS = 50,
 	/* usched_task.flags: not a task, only a wake-up call for the policy (it holds tasks
@@ -116,6 +122,9 @@ enum usched_stat_idx {
 	/* Tasks taken from the shared queue while tasks waited in BPF's own, because the CPU's
 	 * previous task came from BPF's: the two queues take turns while both hold work. */
 	USCHED_STAT_SHARED_FIRST,
+	/* Tasks taken from the shared queue out of vtime order, having waited
+	 * USCHED_MAX_WAIT_MS there. */
+	USCHED_STAT_LONG_WAIT,
 	USCHED_NR_STATS,
 };
 

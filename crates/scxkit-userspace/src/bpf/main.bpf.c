@@ -25,6 +25,7 @@
 #include "custody.bpf.h"
 #include "handoff.bpf.h"
 #include "clock.bpf.h"
+#include "long_wait.bpf.h"
 
 static __always_inline bool comm_starts_with(const struct task_struct *p, const char *prefix, u32 len)
 {
@@ -163,7 +164,7 @@ void BPF_STRUCT_OPS(usched_dispatch, s32 cpu, struct task_struct *prev)
 	if (scx_bpf_create_dsq_usable()) {
 		if (scx_bpf_dsq_nr_queued_usable())
 			nr_shared_queued = scx_bpf_dsq_nr_queued(USCHED_SHARED_DSQ);
-		if (take_from_queues())
+		if (take_long_waiting(cpu) || take_from_queues())
 			return;
 	}
 	nudge_user();
@@ -197,14 +198,17 @@ void BPF_STRUCT_OPS(usched_stopping, struct task_struct *p, bool runnable)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 	u64 *running = running_vtime_of(scx_bpf_task_cpu(p));
-	u64 ran_ns;
+	u64 now, ran_ns;
 
 	scxk_stat_set(USCHED_STAT_RUNNING, 0);
 	if (running)
 		*running = 0;
 	if (!tctx || !tctx->started_ns)
 		return;
-	ran_ns = bpf_ktime_get_ns() - tctx->started_ns;
+	now = bpf_ktime_get_ns();
+	if (runnable)
+		wait_started(tctx, now);
+	ran_ns = now - tctx->started_ns;
 	clock_ran(ran_ns);
 	tctx->run_ns += ran_ns;
 	tctx->since_sleep_ns += ran_ns;
@@ -219,8 +223,10 @@ void BPF_STRUCT_OPS(usched_runnable, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = task_ctx(p);
 
-	if (tctx)
-		clock_runnable(p, tctx);
+	if (!tctx)
+		return;
+	wait_started(tctx, bpf_ktime_get_ns());
+	clock_runnable(p, tctx);
 }
 
 void BPF_STRUCT_OPS(usched_quiescent, struct task_struct *p, u64 deq_flags)

@@ -68,6 +68,8 @@ struct task_ctx {
 	u64 grant_expires_ns;
 	/* Its weight as counted in runnable_weight_sum while it is runnable, else 0. */
 	u64 runnable_weight;
+	/* When it last became runnable or was preempted, ns (long_wait.bpf.h). */
+	u64 waiting_since_ns;
 };
 
 SCXK_TASK_STORAGE(task_ctxs, struct task_ctx);
