@@ -9,6 +9,7 @@
 
 #include <scxkit/context.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/long_wait.bpf.h>
 #include "counters.bpf.h"
 #include "idle.bpf.h"
 #include "task.bpf.h"
@@ -250,27 +251,30 @@ static __always_inline bool move_overdue(s32 cpu, u64 now, bool none_served)
 /* When a CPU last walked the regular queue for a task waiting BPFLAND_MAX_WAIT_MS, ns. */
 static u64 long_wait_scan_ns;
 
-/* Moves to `cpu` (this CPU), for the minimum slice, a regular task that has waited
- * BPFLAND_MAX_WAIT_MS, wherever it is in the queue: the bound on any task's wait. One CPU
- * walks the queue at most once per BPFLAND_STARVATION_MS. (No count of the tasks seen: the
- * verifier would walk the loop once per value; the walk ends with the tasks queued when it
- * began.) */
+static __always_inline u64 queued_since(struct task_struct *p)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	return tctx ? tctx->queued_ns : 0;
+}
+
+static __always_inline void taken_for_long_wait(struct task_struct *p)
+{
+	cut_to_min_slice(p);
+	scxk_stat_inc(BPFLAND_STAT_LONG_WAIT);
+}
+
+SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait)
+
+/* Moves to `cpu` (this CPU), for the minimum slice, the regular task that has waited longest,
+ * if that is BPFLAND_MAX_WAIT_MS or more, wherever it is in the queue: the bound on any
+ * task's wait (scxkit/long_wait.bpf.h). A CPU walks the queue at most once per
+ * BPFLAND_STARVATION_MS unless the last walk took a task. */
 static __always_inline bool move_long_waiting(s32 cpu, u64 now)
 {
-	struct task_struct *p;
-
-	if (!scxk_walk_due(&long_wait_scan_ns, now, BPFLAND_STARVATION_MS * NSEC_PER_MSEC))
-		return false;
-	bpf_for_each(scx_dsq, p, BPFLAND_SHARED_DSQ, 0) {
-		if (!scxk_movable_to(p, cpu) || !waited(p, now, BPFLAND_MAX_WAIT_MS))
-			continue;
-		if (!scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
-			return false;
-		cut_to_min_slice(p);
-		scxk_stat_inc(BPFLAND_STAT_LONG_WAIT);
-		return true;
-	}
-	return false;
+	return take_long_waiting_from(BPFLAND_SHARED_DSQ, cpu, now,
+				      BPFLAND_MAX_WAIT_MS * NSEC_PER_MSEC, &long_wait_scan_ns,
+				      BPFLAND_STARVATION_MS * NSEC_PER_MSEC);
 }
 
 /* When a CPU last looked for an overdue regular task, ns. */

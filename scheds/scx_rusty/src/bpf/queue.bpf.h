@@ -15,6 +15,7 @@
 #define __RUSTY_QUEUE_BPF_H
 
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/long_wait.bpf.h>
 #include "clock.bpf.h"
 #include "counters.bpf.h"
 #include "domain.bpf.h"
@@ -225,33 +226,36 @@ SCXK_IDLE_WAKER(unserved_waker, RUSTY_UNSERVED_MS * NSEC_PER_MSEC / 2, wake_queu
 /* When a CPU of each domain last walked its queue for a task waiting RUSTY_MAX_WAIT_MS, ns. */
 static u64 dom_long_wait_scan_ns[RUSTY_MAX_DOMS];
 
-/* Takes from domain `dom`'s queue a task queued RUSTY_MAX_WAIT_MS ago, whatever its vtime:
- * a stream of waking tasks, each given a sleeper's credit, can keep a task that was preempted
- * (in an RCU read section, say) behind them for good. At most one walk per domain per
- * RUSTY_UNSERVED_MS. The task runs as a guest (rusty_running): far ahead in vruntime (a
- * nice-19 hog), it would otherwise pull its domain's clock along, and every sleeper after it
- * would queue behind the hogs. */
+static __always_inline u64 queued_since(struct task_struct *p)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	return tctx ? tctx->queued_ns : 0;
+}
+
+/* The task runs as a guest (rusty_running): far ahead in vruntime (a nice-19 hog), it would
+ * otherwise pull its domain's clock along, and every sleeper after it would queue behind the
+ * hogs. */
+static __always_inline void taken_for_long_wait(struct task_struct *p)
+{
+	struct task_ctx *tctx = task_ctx_get(p);
+
+	if (tctx)
+		tctx->long_wait_pick = 1;
+}
+
+SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait)
+
+/* Takes from domain `dom`'s queue the task that has waited longest, if it was queued
+ * RUSTY_MAX_WAIT_MS ago, whatever its vtime (scxkit/long_wait.bpf.h): a stream of waking
+ * tasks, each given a sleeper's credit, can keep a task that was preempted (in an RCU read
+ * section, say) behind them for good. At most one walk per domain per RUSTY_UNSERVED_MS,
+ * unless the last one took a task. */
 static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
 {
-	u64 now = bpf_ktime_get_ns();
-	struct task_struct *p;
-
-	if (!scxk_walk_due(&dom_long_wait_scan_ns[dom & (RUSTY_MAX_DOMS - 1)], now,
-			   RUSTY_UNSERVED_MS * NSEC_PER_MSEC))
-		return false;
-	bpf_for_each(scx_dsq, p, dom, 0) {
-		struct task_ctx *tctx = task_ctx_get(p);
-
-		if (!tctx || !tctx->queued_ns || !scxk_movable_to(p, cpu) ||
-		    !time_before(tctx->queued_ns + RUSTY_MAX_WAIT_MS * NSEC_PER_MSEC, now))
-			continue;
-		tctx->long_wait_pick = 1;
-		if (scx_bpf_dsq_move(SCXK_FOR_EACH_ITER, p, SCX_DSQ_LOCAL, 0))
-			return true;
-		tctx->long_wait_pick = 0;
-		return false;
-	}
-	return false;
+	return take_long_waiting_from(dom, cpu, bpf_ktime_get_ns(), RUSTY_MAX_WAIT_MS * NSEC_PER_MSEC,
+				      &dom_long_wait_scan_ns[dom & (RUSTY_MAX_DOMS - 1)],
+				      RUSTY_UNSERVED_MS * NSEC_PER_MSEC);
 }
 
 /* Whether no CPU of domain `dom` is online. */
