@@ -38,7 +38,8 @@ enum usched_consts {
 	USCHED_GRANT_MAX_AGE_MS = 1000,
 	/* The longest a task waits in the shared queue, ms: then the next CPU that may run it
 	 * takes it, whatever its vtime (long_wait.bpf.h), with at most this slice, us. One CPU
-	 * walks the queue for such tasks at most every USCHED_LONG_WAIT_SCAN_MS. */
+	 * walks the queue for such tasks at most every USCHED_LONG_WAIT_SCAN_MS, or
+	 * SCXK_LONG_WAIT_RETAKE_NS (10 ms) after a walk that took one. */
 	USCHED_MAX_WAIT_MS = 1000,
 	USCHED_LONG_WAIT_SLICE_US = 1000,
 	USCHED_LONG_WAIT_SCAN_MS = 100,
