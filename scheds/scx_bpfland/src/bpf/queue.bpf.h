@@ -193,12 +193,20 @@ static __always_inline bool consume_regular(u64 now)
 	return true;
 }
 
-/* Whether task p has waited `wait_ms` since it was queued. */
-static __always_inline bool waited(struct task_struct *p, u64 now, u64 wait_ms)
+/* When task p was queued, ns; 0 when unknown. */
+static __always_inline u64 queued_since(struct task_struct *p)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
 
-	return tctx && tctx->queued_ns && time_before(tctx->queued_ns + wait_ms * NSEC_PER_MSEC, now);
+	return tctx ? tctx->queued_ns : 0;
+}
+
+/* Whether task p has waited `wait_ms` since it was queued. */
+static __always_inline bool waited(struct task_struct *p, u64 now, u64 wait_ms)
+{
+	u64 queued_ns = queued_since(p);
+
+	return queued_ns && time_before(queued_ns + wait_ms * NSEC_PER_MSEC, now);
 }
 
 /* Whether regular task p has waited BPFLAND_STARVATION_MS since it was queued. */
@@ -250,13 +258,6 @@ static __always_inline bool move_overdue(s32 cpu, u64 now, bool none_served)
 
 /* When a CPU last walked the regular queue for a task waiting BPFLAND_MAX_WAIT_MS, ns. */
 static u64 long_wait_scan_ns;
-
-static __always_inline u64 queued_since(struct task_struct *p)
-{
-	struct task_ctx *tctx = task_ctx_get(p);
-
-	return tctx ? tctx->queued_ns : 0;
-}
 
 static __always_inline void taken_for_long_wait(struct task_struct *p)
 {
