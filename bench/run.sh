@@ -23,7 +23,9 @@
 #               timed meanwhile; --nodes N splits the vCPUs into N NUMA nodes (scx_rusty's
 #               machines)
 #   compile     the build mode's compile alone, without the hogs (the seed's make -j on a
-#               server: placement and balancing, not a trade between the compile and hogs)
+#               server: placement and balancing, not a trade between the compile and hogs),
+#               timed over whole builds with nothing else running; `uname -r` and `ps axuw`
+#               are timed after, beside more builds
 # Defaults: kernel 7.3, 3 boots, the three throughput and latency modes, 10 s per workload, as many vCPUs as host
 # cores, release builds. Writes the table to the terminal, and the JSON record, the PNG and
 # the boots' consoles to ~/.cache/scxkit/bench/run-DATE-XXXX (SCXKIT_CACHE moves it).
