@@ -11,6 +11,7 @@ cargo test --quiet --manifest-path "$top/Cargo.toml" --workspace
 "$top/tests/host/panic-signature.sh"
 "$top/tests/host/summary.sh"
 "$top/tests/host/stall-line.sh"
+"$top/tests/host/hang-stop.sh"
 "$top/tests/host/ejection-excerpt.sh"
 "$top/tests/host/guest-shell.sh"
 "$top/tests/host/task-cpu-ns.sh"

@@ -121,6 +121,13 @@ console="$work/console.log"
 # The guest powers itself off once the scenario reports; a guest whose hotplug is stuck
 # cannot (power-off takes the hotplug lock), so it gets this long after its report.
 POWEROFF_GRACE_S=20
+# A guest that shows a stall (its own HANG line, or the kernel's hung-task or RCU stall
+# report) explains itself and powers off (vm/guest/lib.sh: watch_kernel_stalls). One whose
+# explanation does not end, or whose watcher does not get to run, is stopped this long after
+# the first sign, not at the boot's timeout.
+HANG_REPORT_LIMIT_S=${SCXKIT_HANG_REPORT_LIMIT_S:-150}
+KERNEL_STALL_ERE=$(sed -n "s/^KERNEL_STALL_ERE='\(.*\)'\$/\1/p" "$here/guest/lib.sh")
+[ -n "$KERNEL_STALL_ERE" ] || die "no KERNEL_STALL_ERE in vm/guest/lib.sh"
 (
     set +e
     timeout -k 10 "$timeout_s" qemu-system-x86_64 \
@@ -131,7 +138,7 @@ POWEROFF_GRACE_S=20
     echo "${PIPESTATUS[0]}" > "$work/qemu.rc"
 ) &
 guest=$!
-reported_at=""
+reported_at="" stall_seen_at=""
 # The Debian guest: when the current boot began (the start, or the scenario's last reboot),
 # empty once systemd has started the scenario's unit in it.
 booting_since=$SECONDS
@@ -157,6 +164,13 @@ while kill -0 "$guest" 2>/dev/null; do
         fi
     fi
     [ -n "$reported_at" ] || ! grep -aq 'SCXKIT_SCENARIO_EXIT=' "$console" || reported_at=$SECONDS
+    [ -n "$stall_seen_at" ] || ! grep -aqE "^HANG |$KERNEL_STALL_ERE" "$console" || stall_seen_at=$SECONDS
+    if [ -n "$stall_seen_at" ] && [ -z "$reported_at" ] && [ $((SECONDS - stall_seen_at)) -ge "$HANG_REPORT_LIMIT_S" ]; then
+        why="HANG the guest showed a stall ($(grep -aE -m 1 "^HANG |$KERNEL_STALL_ERE" "$console" | cut -c 1-200)) and has not reported within ${HANG_REPORT_LIMIT_S} s; stopped"
+        echo "vm/run: $why" >&2
+        [ -z "$log" ] || echo "$why" >> "$log"
+        stop_guest; wait "$guest"; exit 3
+    fi
     if [ -n "$reported_at" ] && [ $((SECONDS - reported_at)) -ge "$POWEROFF_GRACE_S" ]; then
         echo "vm/run: the guest reported but did not power off within ${POWEROFF_GRACE_S}s; stopping it" >&2
         stop_guest

@@ -221,6 +221,10 @@ enable_sched_ext_dump() {
 # hang wait out the whole boot's timeout).
 HUNG_TASK_S=45
 
+# What marks a kernel log line as a stall report (kernel_stall_line); vm/run.sh reads the
+# console for it too.
+KERNEL_STALL_ERE='blocked for more than|INFO: rcu_[a-z_]+ (self-detected stall|detected (expedited )?stalls)|rcu_[a-z_]+ kthread starved for'
+
 # kernel_stall_line: the first line of a kernel log (stdin) that says the kernel is stuck:
 # tasks blocked (the hung-task report), or an RCU stall: a CPU, a task or RCU's own kthread
 # that has not run for the stall timeout (21 s). A runnable task that no CPU runs shows as the
@@ -235,8 +239,8 @@ kernel_stall_line() {
 # and stack-dump headings skipped), which name the stalled CPUs or the blocked tasks, joined
 # by " | " on one line: the failures section keeps only that line.
 kernel_stall_report() {
-    awk '
-        !found && /blocked for more than|INFO: rcu_[a-z_]+ (self-detected stall|detected (expedited )?stalls)|rcu_[a-z_]+ kthread starved for/ {
+    awk -v stall_re="$KERNEL_STALL_ERE" '
+        !found && $0 ~ stall_re {
             found = 1; out = $0; next
         }
         found && /Unless rcu_|RCU grace-period kthread stack dump|Stack dump where RCU GP kthread/ { next }
@@ -245,6 +249,9 @@ kernel_stall_report() {
         END { if (found) print out }
     '
 }
+
+# How long the guest's state may take to print after a stall, s.
+STATE_DUMP_LIMIT_S=90
 
 # watch_kernel_stalls: run in the background by /init. On the kernel's first hung-task or RCU
 # stall report, explains the guest's state and ends the boot (the host stops a guest that
@@ -259,7 +266,9 @@ watch_kernel_stalls() {
         line=$(dmesg | kernel_stall_report)
         [ -n "$line" ] || continue
         echo "HANG the kernel reports a stall: $line; the guest's state follows"
-        dump_state
+        # Bounded: a step of the dump may wait for what is stuck (vm/run.sh stops a guest
+        # that has not reported by then either).
+        dump_state & wait_exit $! "$STATE_DUMP_LIMIT_S" || echo "---- the guest's state did not come within $STATE_DUMP_LIMIT_S s"
         echo "SCXKIT_SCENARIO_EXIT=3"
         poweroff -f
     done
