@@ -31,7 +31,7 @@ scxkit::metric_set! {
         LONG_WAITS = MetricDef::counter(
             "long_waits_total",
             &[],
-            "Regular tasks taken out of deadline order because they had waited 1 s (low weight behind many others).",
+            "Tasks taken out of deadline order because they had waited 1 s (low weight behind many others).",
         ),
         INTERACTIVE_TASKS = MetricDef {
             name: "interactive_tasks",

@@ -33,10 +33,10 @@ enum bpfland_consts {
 	BPFLAND_OVERDUE_SCAN = 8,
 	/* ...at most once in this long, by any CPU. */
 	BPFLAND_OVERDUE_SCAN_INTERVAL_MS = 1,
-	/* The longest a regular task waits, whatever its deadline: a task of low weight (nice
-	 * 19: charged 100 times its run) behind hundreds of others would otherwise wait minutes,
-	 * and one preempted inside an RCU read section holds up the kernel meanwhile. The whole
-	 * queue is walked for one, at most once per BPFLAND_STARVATION_MS. */
+	/* The longest a task waits in either queue, whatever its deadline: a task of low weight
+	 * (nice 19: charged 100 times its run) behind hundreds of others would otherwise wait
+	 * minutes, and one preempted inside an RCU read section holds up the kernel meanwhile.
+	 * Each queue is walked for one, at most once per BPFLAND_STARVATION_MS. */
 	BPFLAND_MAX_WAIT_MS = 1000,
 	/* Tasks queued this long with no CPU taking any: CPUs outside the primary domain take
 	 * them (see queues_unserved). */
@@ -70,7 +70,7 @@ enum bpfland_stat_idx {
 	BPFLAND_STAT_ENQUEUE,
 	/* Not a path: a task placed on, or taken by, a CPU outside the primary domain. */
 	BPFLAND_STAT_OVERFLOW,
-	/* Not a path: a regular task taken because it had waited BPFLAND_MAX_WAIT_MS. */
+	/* Not a path: a task taken because it had waited BPFLAND_MAX_WAIT_MS. */
 	BPFLAND_STAT_LONG_WAIT,
 	BPFLAND_NR_STATS,
 	BPFLAND_STAT_PATH_FIRST = BPFLAND_STAT_DIRECT,

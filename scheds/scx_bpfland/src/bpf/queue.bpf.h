@@ -160,22 +160,34 @@ static __always_inline void rescue_stranded(void)
 SCXK_IDLE_WAKER(unserved_watch, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, queues_unserved,
 		rescue_stranded)
 
+/* Whether p is a kernel thread preempted inside an RCU read section (scxk_holds_up_rcu):
+ * every grace period waits for it, so it goes first, with the interactive tasks, owing
+ * nothing for its run (user tasks keep their exact share). */
+static __always_inline bool rcu_holder_first(struct task_struct *p, struct task_ctx *tctx)
+{
+	if (!(p->flags & PF_KTHREAD) || !scxk_holds_up_rcu(p))
+		return false;
+	tctx->vtime = vtime_now - slice_lag_ns;
+	tctx->exec_ns = 0;
+	return true;
+}
+
 /* Queues p by class and deadline (task_deadline). */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,
 				       u64 enq_flags)
 {
 	/* The wait starts now if none was under way (the queue counts only asked for then). */
 	bool wait_starts = !waiting_since_ns || queues_empty();
+	bool first = tctx->interactive || rcu_holder_first(p, tctx);
 
-	scxk_stat_inc(tctx->interactive ? BPFLAND_STAT_INTERACTIVE : BPFLAND_STAT_REGULAR);
+	scxk_stat_inc(first ? BPFLAND_STAT_INTERACTIVE : BPFLAND_STAT_REGULAR);
 	if (!scx_bpf_create_dsq_usable()) {
-		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice,
-				   enq_flags | (tctx->interactive ? SCX_ENQ_HEAD : 0));
+		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice, enq_flags | (first ? SCX_ENQ_HEAD : 0));
 		return;
 	}
 	tctx->queued_ns = bpf_ktime_get_ns();
-	scx_bpf_dsq_insert_vtime(p, tctx->interactive ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ,
-				 slice, task_deadline(p, tctx), enq_flags);
+	scx_bpf_dsq_insert_vtime(p, first ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ, slice,
+				 task_deadline(p, tctx), enq_flags);
 	if (wait_starts)
 		waiting_since_ns = bpf_ktime_get_ns();
 }
@@ -256,8 +268,9 @@ static __always_inline bool move_overdue(s32 cpu, u64 now, bool none_served)
 	return none_served && scx_bpf_dsq_move_to_local(BPFLAND_SHARED_DSQ);
 }
 
-/* When a CPU last walked the regular queue for a task waiting BPFLAND_MAX_WAIT_MS, ns. */
-static u64 long_wait_scan_ns;
+/* When a CPU last walked the interactive and the regular queue for a task waiting
+ * BPFLAND_MAX_WAIT_MS, ns. */
+static u64 long_wait_scan_prio_ns, long_wait_scan_ns;
 
 static __always_inline void taken_for_long_wait(struct task_struct *p)
 {
@@ -267,13 +280,19 @@ static __always_inline void taken_for_long_wait(struct task_struct *p)
 
 SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait)
 
-/* Moves to `cpu` (this CPU), for the minimum slice, the regular task that has waited longest,
- * if that is BPFLAND_MAX_WAIT_MS or more, wherever it is in the queue: the bound on any
- * task's wait (scxkit/long_wait.bpf.h). A CPU walks the queue at most once per
- * BPFLAND_STARVATION_MS unless the last walk took a task. */
+/* Moves to `cpu` (this CPU), for the minimum slice, the task that has waited longest in the
+ * interactive queue, else in the regular one, if that is BPFLAND_MAX_WAIT_MS or more,
+ * wherever it is in its queue: the bound on any task's wait (scxkit/long_wait.bpf.h). A CPU
+ * walks a queue at most once per BPFLAND_STARVATION_MS unless the last walk took a task.
+ * The interactive queue needs it too: a task classed interactive that stops sleeping is
+ * charged its whole run at its weight (100 times at nice 19), and behind a stream of
+ * interactive wakeups that queue's clock takes minutes to reach such a deadline. */
 static __always_inline bool move_long_waiting(s32 cpu, u64 now)
 {
-	return take_long_waiting_from(BPFLAND_SHARED_DSQ, cpu, now,
+	return take_long_waiting_from(BPFLAND_PRIO_DSQ, cpu, now,
+				      BPFLAND_MAX_WAIT_MS * NSEC_PER_MSEC, &long_wait_scan_prio_ns,
+				      BPFLAND_STARVATION_MS * NSEC_PER_MSEC) ||
+	       take_long_waiting_from(BPFLAND_SHARED_DSQ, cpu, now,
 				      BPFLAND_MAX_WAIT_MS * NSEC_PER_MSEC, &long_wait_scan_ns,
 				      BPFLAND_STARVATION_MS * NSEC_PER_MSEC);
 }
