@@ -60,7 +60,8 @@ kill $busy; stop_hogs; wait $busy 2>/dev/null
 # scans, caught in a long one): at nice 19 it is charged 100 times its run, so its first
 # slice put its deadline 2 s of vruntime ahead, and behind a stream of interactive wakeups
 # the interactive queue's clock took far longer than its 10 s to get there (no turn after
-# that first slice; the hotplug storm's RCU stall of CI, 2026-12-02, a kernel thread there).
+# that first slice). In CI's hotplug storm of 2026-12-02, pid 61 (a kernel thread, ksmd in
+# this guest's boots) preempted in an RCU read section did not run for 770 s under scx_bpfland.
 # The interactive queue's waits are bounded as the regular queue's are (BPFLAND_MAX_WAIT_MS).
 INTERACTIVE_LONGEST_WAIT_MAX_MS=1500
 sh -c "$(echo "$PERIODIC_SLEEPER_10MS" | sed 's/while :; do/while [ ! -e \/tmp\/low-go ]; do/'); exec scxkit-probe hog --seconds 10" > /tmp/low-hog.txt & low=$!
