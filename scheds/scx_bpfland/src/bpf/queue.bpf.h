@@ -161,15 +161,13 @@ SCXK_IDLE_WAKER(unserved_watch, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, queues_
 		rescue_stranded)
 
 /* Whether p is a kernel thread preempted inside an RCU read section (scxk_holds_up_rcu):
- * every grace period waits for it, so it goes first, with the interactive tasks, owing
- * nothing for its run (user tasks keep their exact share). */
-static __always_inline bool rcu_holder_first(struct task_struct *p, struct task_ctx *tctx)
+ * every grace period waits for it, so it is queued with the interactive tasks, at most at
+ * the floor of their clock (a long sleeper's place), whatever its class and weight. Only
+ * this turn is forgiven: its run is still charged, so a thread that often runs in such
+ * sections gets the floor each time, level with fresh wakeups, not ahead of them. */
+static __always_inline bool holds_up_rcu(const struct task_struct *p)
 {
-	if (!(p->flags & PF_KTHREAD) || !scxk_holds_up_rcu(p))
-		return false;
-	tctx->vtime = vtime_now - slice_lag_ns;
-	tctx->exec_ns = 0;
-	return true;
+	return (p->flags & PF_KTHREAD) && scxk_holds_up_rcu(p);
 }
 
 /* Queues p by class and deadline (task_deadline). */
@@ -178,7 +176,9 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 {
 	/* The wait starts now if none was under way (the queue counts only asked for then). */
 	bool wait_starts = !waiting_since_ns || queues_empty();
-	bool first = tctx->interactive || rcu_holder_first(p, tctx);
+	bool rcu_holder = holds_up_rcu(p);
+	bool first = tctx->interactive || rcu_holder;
+	u64 deadline, floor;
 
 	scxk_stat_inc(first ? BPFLAND_STAT_INTERACTIVE : BPFLAND_STAT_REGULAR);
 	if (!scx_bpf_create_dsq_usable()) {
@@ -186,8 +186,12 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 		return;
 	}
 	tctx->queued_ns = bpf_ktime_get_ns();
-	scx_bpf_dsq_insert_vtime(p, first ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ, slice,
-				 task_deadline(p, tctx), enq_flags);
+	deadline = task_deadline(p, tctx);
+	floor = vtime_now - slice_lag_ns;
+	if (rcu_holder && time_before(floor, deadline))
+		deadline = floor;
+	scx_bpf_dsq_insert_vtime(p, first ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ, slice, deadline,
+				 enq_flags);
 	if (wait_starts)
 		waiting_since_ns = bpf_ktime_get_ns();
 }
