@@ -64,7 +64,7 @@ kill $busy; stop_hogs; wait $busy 2>/dev/null
 # this guest's boots) preempted in an RCU read section did not run for 770 s under scx_bpfland.
 # The interactive queue's waits are bounded as the regular queue's are (BPFLAND_MAX_WAIT_MS).
 INTERACTIVE_LONGEST_WAIT_MAX_MS=1500
-sh -c "$(echo "$PERIODIC_SLEEPER_10MS" | sed 's/while :; do/while [ ! -e \/tmp\/low-go ]; do/'); exec scxkit-probe hog --seconds 10" > /tmp/low-hog.txt & low=$!
+sh -c "$(sleeper_10ms_while '[ ! -e /tmp/low-go ]'); exec scxkit-probe hog --seconds 10" > /tmp/low-hog.txt & low=$!
 renice -n 19 -p "$low" >/dev/null
 sleep 2
 scxkit-probe wakeup --groups 2 --workers 4 --work-us 2000 --seconds 14 > /dev/null & busy=$!

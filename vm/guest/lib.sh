@@ -608,10 +608,16 @@ wake_avg_us() {
     $run 2>/dev/null | sed -n 's/.* P: *0 .* Avg: *\([0-9]*\).*/\1/p' | tail -n 1
 }
 
-# A shell script that sleeps 10 ms at a time, forever, without forking (a usleep child per
-# sleep made it a fork loop: under hogs it slept 8 to 13 times a second, not 100): it reads,
-# with a timeout, a FIFO nobody writes to.
-PERIODIC_SLEEPER_10MS='f=$(mktemp -u); mkfifo "$f"; exec 3<>"$f"; rm -f "$f"; while :; do read -t 0.01 x <&3; done'
+# sleeper_10ms_while CONDITION: a shell script that sleeps 10 ms at a time while CONDITION
+# (a shell command) succeeds, without forking (a usleep child per sleep made it a fork loop:
+# under hogs it slept 8 to 13 times a second, not 100): it reads, with a timeout, a FIFO
+# nobody writes to.
+sleeper_10ms_while() {
+    echo 'f=$(mktemp -u); mkfifo "$f"; exec 3<>"$f"; rm -f "$f"; while '"$1"'; do read -t 0.01 x <&3; done'
+}
+
+# The same, forever.
+PERIODIC_SLEEPER_10MS=$(sleeper_10ms_while :)
 
 # expect_class NAME PID CLASS LOG: the newest --watch-pid line of PID in LOG ("pid N:
 # interactive (...)") gives CLASS. The first line may come late (scx_rustland logs a task

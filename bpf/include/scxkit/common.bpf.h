@@ -106,6 +106,13 @@ static __always_inline bool scxk_holds_up_rcu(const struct task_struct *p)
 	return p->rcu_read_unlock_special.b.blocked;
 }
 
+/* Whether p is a kernel thread that holds up RCU (scxk_holds_up_rcu): the tasks a scheduler
+ * may put first without letting a user task buy priority. */
+static __always_inline bool scxk_kthread_holds_up_rcu(const struct task_struct *p)
+{
+	return (p->flags & PF_KTHREAD) && scxk_holds_up_rcu(p);
+}
+
 /* Whether p is a kernel thread bound to one CPU (a per-CPU worker, ksoftirqd): it may run
  * nowhere else, and what waits for it waits on that CPU. */
 static __always_inline bool scxk_is_per_cpu_kthread(const struct task_struct *p)

@@ -160,23 +160,18 @@ static __always_inline void rescue_stranded(void)
 SCXK_IDLE_WAKER(unserved_watch, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC / 2, queues_unserved,
 		rescue_stranded)
 
-/* Whether p is a kernel thread preempted inside an RCU read section (scxk_holds_up_rcu):
- * every grace period waits for it, so it is queued with the interactive tasks, at most at
- * the floor of their clock (a long sleeper's place), whatever its class and weight. Only
- * this turn is forgiven: its run is still charged, so a thread that often runs in such
- * sections gets the floor each time, level with fresh wakeups, not ahead of them. */
-static __always_inline bool holds_up_rcu(const struct task_struct *p)
-{
-	return (p->flags & PF_KTHREAD) && scxk_holds_up_rcu(p);
-}
-
-/* Queues p by class and deadline (task_deadline). */
+/* Queues p by class and deadline (task_deadline). A kernel thread preempted inside an RCU
+ * read section (scxk_kthread_holds_up_rcu) holds up every grace period: it is queued with
+ * the interactive tasks, at most at the floor of their clock (a long sleeper's place),
+ * whatever its class and weight. Only this turn is forgiven: its run is still charged, so a
+ * thread often preempted there gets the floor each time, level with fresh wakeups, not
+ * ahead of them. */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,
 				       u64 enq_flags)
 {
 	/* The wait starts now if none was under way (the queue counts only asked for then). */
 	bool wait_starts = !waiting_since_ns || queues_empty();
-	bool rcu_holder = holds_up_rcu(p);
+	bool rcu_holder = scxk_kthread_holds_up_rcu(p);
 	bool first = tctx->interactive || rcu_holder;
 	u64 deadline, floor;
 
@@ -187,7 +182,7 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 	}
 	tctx->queued_ns = bpf_ktime_get_ns();
 	deadline = task_deadline(p, tctx);
-	floor = vtime_now - slice_lag_ns;
+	floor = vtime_floor();
 	if (rcu_holder && time_before(floor, deadline))
 		deadline = floor;
 	scx_bpf_dsq_insert_vtime(p, first ? BPFLAND_PRIO_DSQ : BPFLAND_SHARED_DSQ, slice, deadline,

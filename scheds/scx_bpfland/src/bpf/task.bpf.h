@@ -45,10 +45,16 @@ static __always_inline void task_set_slice(struct task_struct *p, struct task_ct
 	scxk_set_slice(p, ns);
 }
 
+/* The earliest vruntime a task queues with: a long sleeper's, `slice_lag_ns` of credit. */
+static __always_inline u64 vtime_floor(void)
+{
+	return vtime_now - slice_lag_ns;
+}
+
 /* The vruntime to queue with: a long sleeper brings back at most `slice_lag_ns` of credit. */
 static __always_inline u64 task_vtime(struct task_ctx *tctx)
 {
-	u64 floor = vtime_now - slice_lag_ns;
+	u64 floor = vtime_floor();
 
 	if (time_before(tctx->vtime, floor))
 		tctx->vtime = floor;

@@ -66,7 +66,7 @@ void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
 	 * RCU gets all of it (see scxk_holds_up_rcu), and loses what it owed: user tasks keep
 	 * their exact share. */
 	if (time_before(vtime, vtime_now - slice_ns) ||
-	    ((p->flags & PF_KTHREAD) && scxk_holds_up_rcu(p)))
+	    scxk_kthread_holds_up_rcu(p))
 		vtime = vtime_now - slice_ns;
 
 	scxk_stat_inc(SIMPLE_STAT_GLOBAL);
