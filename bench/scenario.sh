@@ -40,11 +40,19 @@ bogo_per_s() {
         for (i = 1; i <= NF; i++) if ($i == s && $(i + 5) ~ /^[0-9.]+$/) { print "BENCH", l, fig, $(i + 5); exit } }'
 }
 
+# Context switches on every CPU since boot (/proc/stat).
+context_switches() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
+
 throughput_suite() {
-    local label=$1 i
+    local label=$1 i switches_before time_s
     for i in 1 2 3; do
+        switches_before=$(context_switches)
         # shellcheck disable=SC2086 # a word list
-        hackbench $HACKBENCH_ARGS 2>&1 | sed -n "s/^Time: *\([0-9.]*\).*/BENCH $label hackbench_pipe_s \1/p"
+        time_s=$(hackbench $HACKBENCH_ARGS 2>&1 | sed -n "s/^Time: *\([0-9.]*\).*/\1/p")
+        # A run that printed no time counts neither figure.
+        [ -n "$time_s" ] || continue
+        echo "BENCH $label hackbench_pipe_s $time_s"
+        echo "BENCH $label hackbench_switches_k $(( ($(context_switches) - switches_before) / 1000 ))"
     done
     stress-ng --cpu "$ncpu" --cpu-method int64 --timeout "${secs}s" --metrics-brief 2>&1 | bogo_per_s "$label" cpu_bogo_per_s cpu
     stress-ng --matrix "$ncpu" --timeout "${secs}s" --metrics-brief 2>&1 | bogo_per_s "$label" matrix_bogo_per_s matrix

@@ -27,7 +27,8 @@ class Quantiles(unittest.TestCase):
 class Parsing(unittest.TestCase):
     def test_figures_from_bench_lines(self):
         log = "\n".join([
-            "BENCH s1 hackbench_pipe_s 2.0", "BENCH s1 hackbench_pipe_s 1.0", "BENCH s1 hackbench_pipe_s 3.0",
+            "BENCH s1 hackbench_pipe_s 3.0", "BENCH s1 hackbench_pipe_s 2.0", "BENCH s1 hackbench_pipe_s 1.0",
+            "BENCH s1 hackbench_switches_k 118", "BENCH s1 hackbench_switches_k 24", "BENCH s1 hackbench_switches_k 20",
             "BENCH s1 shell_us 1000", "BENCH s1 shell_us 3000",
             "BENCH s1 cyclictest 000010 000005", "BENCH s1 cyclictest # Max Latencies: 00040",
             "BENCH s1 wakeup_p99_us 12.5", "BENCH s1 matrix_bogo_per_s 128.4",
@@ -36,6 +37,7 @@ class Parsing(unittest.TestCase):
         ])
         figures, overheads, failures = report.parse_log(log)
         self.assertEqual(figures["s1"]["hackbench_pipe_s"], 2.0)
+        self.assertEqual(figures["s1"]["hackbench_switches_k"], 24.0)
         self.assertEqual(figures["s1"]["shell_p50_ms"], 1.0)
         self.assertEqual(figures["s1"]["shell_p99_ms"], 3.0)
         self.assertEqual(figures["s1"]["cyclic_p50_us"], 10)
