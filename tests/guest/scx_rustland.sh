@@ -4,9 +4,10 @@
 . /scxkit/lib.sh
 LOG=/tmp/scx_rustland.log
 NCPU=$(nproc)
-# The most a periodic sleeper may wait, on average, behind a hog on its CPU, us (its timer
-# wakeup preempts the hog: about 1 ms here; waiting for the hog's slice: 5 ms or more).
-WAKE_BEHIND_HOG_MAX_US=2500
+# The most a periodic sleeper may wait, on average, behind a hog on its CPU, us. Its timer
+# wakeup preempts the hog: 1.9 to 2.8 ms in the suite's runs (debug build, single-threaded
+# TCG, 4 vCPUs on one host thread). Waiting for the hog's 5 ms slice: 4 ms or more each.
+WAKE_BEHIND_HOG_MAX_US=3500
 
 expect_refused "--slice-us-min above --slice-us refused" "must not exceed --slice-us" \
     scx_rustland --slice-us 1000 --slice-us-min 2000
@@ -123,9 +124,10 @@ check "a periodic sleeper preempts the hog on its CPU: cyclictest average $avg u
 # for each, it made hackbench over pipes take 6x EEVDF's time on one vCPU (bench
 # throughput1), with 2.1M context switches against EEVDF's 0.23M. The policy and hackbench
 # share CPU 1, as on a one-CPU machine; its loop's turns are counted as its thread's sleeps
-# (the kernel's count, /proc). hackbench -g 1 -l 50 sends 20,000 messages; at most one turn
-# per 20 of them is asserted (woken for each wakeup: 1,184 to 2,711 turns, the writers
-# preempted and handed over again; batched: about 250, reproducible mode).
+# (the kernel's count, /proc). hackbench -g 1 -l 50 sends 20,000 messages; at most 1,100
+# turns are asserted (woken for each wakeup: 1,184 to 2,711 turns, the writers preempted and
+# handed over again; batched: about 250 in the reproducible mode, 957 and 1,028 in the
+# suite's real-time runs, where timer wakeups add turns).
 policy_sleeps() { sed -n 's/^voluntary_ctxt_switches:[^0-9]*//p' "/proc/$SCHED_PID/status"; }
 start_hogs "$NCPU"
 taskset -pc 1 "$SCHED_PID" >/dev/null
@@ -135,8 +137,8 @@ sleeps=$(( $(policy_sleeps) - sleeps0 ))
 usleep 1100000
 decisions=$(grep "dispatched" "$LOG" | tail -n +$((lines0 + 1)) | sed -n 's/.*: user \([0-9]*\) .*/\1/p' |
     awk '{ n += $1 } END { print n + 0 }')
-check "pipe hand-offs on the policy's CPU are decided in batches: $decisions decisions, $sleeps sleeps of the policy for 20000 messages (at most 1000)" \
-    [ "$decisions" -ge 100 -a "$sleeps" -le 1000 ]
+check "pipe hand-offs on the policy's CPU are decided in batches: $decisions decisions, $sleeps sleeps of the policy for 20000 messages (at most 1100)" \
+    [ "$decisions" -ge 100 -a "$sleeps" -le 1100 ]
 taskset -pc "0-$((NCPU - 1))" "$SCHED_PID" >/dev/null
 stop_hogs
 
