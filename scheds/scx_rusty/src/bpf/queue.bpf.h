@@ -112,6 +112,23 @@ static __always_inline bool dom_unserved(u32 dom, u64 now)
 	return dom_waited_unserved(dom, now) && dom_losing_cpu(dom);
 }
 
+/* A kernel thread waking up: it goes before the sleepers (kthread_wakeup_vtime). */
+static __always_inline bool kthread_wakeup(const struct task_struct *p, u64 enq_flags)
+{
+	return (p->flags & PF_KTHREAD) && (enq_flags & SCX_ENQ_WAKEUP);
+}
+
+/* The vruntime p queues with in domain `dom`: its own, at most a sleeper's credit behind the
+ * clock, and a kernel thread's wakeup ahead of those (kthread_wakeup_vtime). */
+static __always_inline u64 queue_vtime(struct task_struct *p, u32 dom, u64 slice, u64 enq_flags)
+{
+	u64 vtime = task_vtime(p, dom, slice);
+
+	if (kthread_wakeup(p, enq_flags))
+		return kthread_wakeup_vtime(dom, slice, vtime);
+	return vtime;
+}
+
 /* Queues p on its home domain's queue. */
 static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice, u64 enq_flags)
 {
@@ -128,10 +145,12 @@ static __always_inline void queue_task(struct task_struct *p, struct task_ctx *t
 	tctx->long_wait_pick = 0;
 	if (!*since)
 		*since = tctx->queued_ns;
-	if (fifo)
-		scx_bpf_dsq_insert(p, tctx->dom, slice, enq_flags);
+	if (fifo) /* A kernel thread's wakeup at the head, as in vruntime order. */
+		scx_bpf_dsq_insert(p, tctx->dom, slice,
+				   enq_flags | (kthread_wakeup(p, enq_flags) ? SCX_ENQ_HEAD : 0));
 	else
-		scx_bpf_dsq_insert_vtime(p, tctx->dom, slice, task_vtime(p, tctx->dom, slice), enq_flags);
+		scx_bpf_dsq_insert_vtime(p, tctx->dom, slice, queue_vtime(p, tctx->dom, slice, enq_flags),
+					 enq_flags);
 	kick_for(p, tctx);
 }
 
