@@ -160,7 +160,45 @@ else
     fail "scx_rusty balances hogs among $tracked tasks" "$applied moves between nodes applied, hogs seen on CPUs $seen; $(tail -n 1 "$LOG4")"
 fi
 stop_hogs
-kill $SLEEPERS; wait $SLEEPERS 2>/dev/null
-check "scx_rusty still loaded after $SLEEPERS_TOTAL threads exited" is_enabled
+# The 36,000 sleepers are killed at once. Each thread comes back with a sleeper's credit, and
+# a task queued after them waits behind them: the RCU grace-period kthread's average wait
+# per run while they exit (run_delay over runs, /proc/PID/schedstat) is noted, with the
+# walks for long-waiting tasks over the queues they fill. With a whole queue walked every
+# 10 ms (up to 18,000 tasks a walk, the runqueue lock held), the kernel ejected scx_rusty in
+# 5 of 8 runs on 6.19: RCU stalls, a soft lockup, or its watchdog's kworker starved 30 s.
+# walk_figures: the long-wait walks so far: count, tasks looked at, ns.
+walk_figures() {
+    wget -q -O /tmp/metrics http://127.0.0.1:9000/metrics &&
+        echo "$(metric long_wait_walks_total) $(metric long_wait_walked_tasks_total) $(metric long_wait_walk_nanoseconds_total)"
+}
+rcu_gp=$(grep -lx rcu_preempt /proc/[0-9]*/comm 2>/dev/null | head -n 1 | cut -d/ -f3)
+rcu_before=$(cut -d' ' -f2,3 "/proc/$rcu_gp/schedstat" 2>/dev/null)
+walks_before=$(walk_figures)
+exit_start_s=$(date +%s)
+kill $SLEEPERS
+for pid in $SLEEPERS; do wait "$pid" 2>/dev/null; done
+exit_s=$(( $(date +%s) - exit_start_s ))
+rcu_after=$(cut -d' ' -f2,3 "/proc/$rcu_gp/schedstat" 2>/dev/null)
+check "scx_rusty still loaded after $SLEEPERS_TOTAL threads killed at once exited (in $exit_s s)" is_enabled
+walks_after=$(walk_figures)
+# Each walk looks at 1,024 tasks at most in each of its two passes (whole walks looked at up
+# to 18,000), and walks are paced to take about 1/16 of a CPU per queue: at most 1/8 of the
+# exit's time for the two domain queues (measured: 253 ms of walking in a 12 s exit).
+set -- $walks_before $walks_after
+if [ $# -eq 6 ] && [ "$4" -eq "$1" ]; then
+    note "no long-wait walk while they exited (in $exit_s s)"
+elif [ $# -eq 6 ]; then
+    walks=$(($4 - $1)) walked=$(($5 - $2)) walk_ms=$(( ($6 - $3) / 1000000 ))
+    check "each long-wait walk while they exited looked at 2,048 tasks at most ($walks walks over $walked tasks, $walk_ms ms)" \
+        [ "$walked" -le $((walks * 2048)) ]
+    check "the long-wait walks took at most 1/8 of the exit's time ($walk_ms ms in $exit_s s)" \
+        [ "$walk_ms" -le $((exit_s * 1000 / 8 + 100)) ]
+else
+    fail "the long-wait walks while the threads exited are counted" "figures before/after: '$walks_before' / '$walks_after'"
+fi
+set -- $rcu_before $rcu_after
+if [ $# -eq 4 ] && [ "$4" -gt "$2" ]; then
+    note "the RCU grace-period kthread waited $(( ($3 - $1) / ($4 - $2) / 1000000 )) ms per run on average while $SLEEPERS_TOTAL threads exited ($(($4 - $2)) runs)"
+fi
 expect_clean_exit "scx_rusty with $SLEEPERS_TOTAL sleeping threads" "$LOG4"
 finish

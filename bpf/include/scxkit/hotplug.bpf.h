@@ -109,12 +109,14 @@ static __always_inline bool scxk_dsq_walk_usable(void)
 }
 
 /* Whether this CPU may walk a queue now: the kernel lets BPF walk queues, and no walk of the
- * kind *last_ns keeps took place in the last `interval_ns` (one CPU claims it at a time). */
+ * kind *last_ns keeps took place in the last `interval_ns` (one CPU claims it at a time).
+ * *last_ns may be ahead of now (a walk paced later, scxkit/long_wait.bpf.h): hence the signed
+ * difference, which as unsigned wrapped and made every dispatch walk. */
 static __always_inline bool scxk_walk_due(u64 *last_ns, u64 now, u64 interval_ns)
 {
 	u64 last = *last_ns;
 
-	return scxk_dsq_walk_usable() && now - last >= interval_ns &&
+	return scxk_dsq_walk_usable() && (s64)(now - last) >= (s64)interval_ns &&
 	       __sync_bool_compare_and_swap(last_ns, last, now);
 }
 

@@ -5,7 +5,7 @@
  * and 16 fork loops on four CPUs, until the kernel's watchdog ejected scx_bpfland; preempted
  * in an RCU read section, such a thread stalls RCU.
  *
- * SCXK_LONG_WAIT_TAKER(NAME, WAITING_SINCE, ON_TAKEN) defines
+ * SCXK_LONG_WAIT_TAKER(NAME, WAITING_SINCE, ON_TAKEN, ON_WALKED) defines
  *
  *     static bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,
  *                      u64 *last_walk_ns, u64 walk_interval_ns)
@@ -17,10 +17,22 @@
  * them kept waiting (36 s, above). WAITING_SINCE(p) is when p started waiting, ns (0: not
  * known, never taken). A CPU walks the queue at most every walk_interval_ns (the last walk's
  * time in *last_walk_ns, shared by the CPUs), or SCXK_LONG_WAIT_RETAKE_NS after a walk that
- * took a task: more may wait.
+ * took a task: more may wait. ON_WALKED(nr_tasks, walk_ns) is called after each walk, with
+ * the tasks it looked at in both its passes (finding, then moving) and the time it took, for
+ * the scheduler's statistics (SCXK_LONG_WAIT_WALK_COUNTER defines one).
  *
- * Known limit: a task that only one CPU may run is taken only when that CPU's walk comes
- * first, about one walk in nr_cpus.
+ * A walk looks at SCXK_LONG_WAIT_MAX_WALK tasks at most, from the head or from the tail of
+ * the queue, and the next walk waits SCXK_LONG_WAIT_WALK_COST_FACTOR times as long as the
+ * last one took (at most max_wait_ns / 2). A walk holds this CPU's runqueue lock with
+ * interrupts off: over a queue of tens of thousands of tasks (36,000 threads killed at once,
+ * 4 vCPUs in TCG) a whole walk every 10 ms left that CPU little time for its timers and the
+ * kernel's own kworkers, and scx_rusty was ejected (RCU stalls, the sched_ext watchdog not
+ * checking in). The head holds the tasks vtime order serves next, the tail those it serves
+ * last, far ahead in vtime (the nice-19 kernel thread above).
+ *
+ * Known limits: a task that only one CPU may run is taken only when that CPU's walk comes
+ * first, about one walk in nr_cpus; in a queue longer than 2 * SCXK_LONG_WAIT_MAX_WALK, a
+ * task in the middle is found only once the tasks ahead or behind it have left.
  */
 #ifndef __SCXK_LONG_WAIT_BPF_H
 #define __SCXK_LONG_WAIT_BPF_H
@@ -34,15 +46,80 @@
  * kept a CPU's other queues waiting. */
 #define SCXK_LONG_WAIT_RETAKE_NS (10 * NSEC_PER_MSEC)
 
-#define SCXK_LONG_WAIT_TAKER(NAME, WAITING_SINCE, ON_TAKEN)					\
-static __always_inline s32 NAME##_longest(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	\
-					  u64 *oldest_ns)					\
+/* The most tasks one walk looks at. */
+#define SCXK_LONG_WAIT_MAX_WALK 1024
+
+/* The next walk of a queue comes no sooner than this many times the last walk's length after
+ * it ends: walks take at most about 1/16 of a CPU per queue. */
+#define SCXK_LONG_WAIT_WALK_COST_FACTOR 15
+
+/* Each CPU's count of the tasks its current walk has looked at. A global, not a local: the
+ * verifier follows a local counter exactly, and so went through a walk's
+ * SCXK_LONG_WAIT_MAX_WALK steps one by one ("the sequence of 8193 jumps is too complex"), and
+ * read through a volatile, lest the compiler keep it in a register. A CPU walks from
+ * ops.dispatch only, one walk at a time. */
+static u32 scxk_long_wait_seen[SCXK_MAX_CPUS];
+
+/* Counts one more task of this CPU's walk; false once the walk has seen its most. */
+static __always_inline bool scxk_long_wait_see(u32 *seen)
+{
+	volatile u32 *count = seen;
+	u32 nr = *count;
+
+	if (nr >= SCXK_LONG_WAIT_MAX_WALK)
+		return false;
+	*count = nr + 1;
+	return true;
+}
+
+/* The flags of a walk from the head or the tail of the queue, either at random: a turn kept
+ * per taker would give two queues walked in alternation one end each. */
+static __always_inline u64 scxk_long_wait_walk_flags(void)
+{
+	return bpf_get_prandom_u32() & 1 ? SCX_DSQ_ITER_REV : 0;
+}
+
+/* Sets *last_walk_ns so that the next walk is due no sooner than `next_ns` and no sooner than
+ * SCXK_LONG_WAIT_WALK_COST_FACTOR times the walk that ran from start_ns until now, but within
+ * half the wait it bounds: a walk stretched by a preempted vCPU (300 ms in TCG's round robin)
+ * would otherwise put the next one 4.5 s out. */
+static __always_inline void scxk_long_wait_pace(u64 *last_walk_ns, u64 start_ns, u64 next_ns,
+						u64 walk_interval_ns, u64 max_wait_ns)
+{
+	u64 end_ns = bpf_ktime_get_ns();
+	u64 delay_ns = SCXK_LONG_WAIT_WALK_COST_FACTOR * (end_ns - start_ns);
+	u64 paced_ns;
+
+	if (delay_ns > max_wait_ns / 2)
+		delay_ns = max_wait_ns / 2;
+	paced_ns = end_ns + delay_ns;
+
+	if (time_before(next_ns, paced_ns))
+		next_ns = paced_ns;
+	*last_walk_ns = next_ns - walk_interval_ns;
+}
+
+/* Defines NAME(nr_tasks, walk_ns), an ON_WALKED that counts each walk, the tasks it looked at
+ * and its time in three of the scheduler's counters (SCXK_STATS, stats.bpf.h). */
+#define SCXK_LONG_WAIT_WALK_COUNTER(NAME, WALKS_IDX, WALKED_TASKS_IDX, WALK_NS_IDX)		\
+static __always_inline void NAME(u32 nr_tasks, u64 walk_ns)					\
+{												\
+	scxk_stat_inc(WALKS_IDX);								\
+	scxk_stat_add(WALKED_TASKS_IDX, nr_tasks);						\
+	scxk_stat_add(WALK_NS_IDX, walk_ns);							\
+}
+
+#define SCXK_LONG_WAIT_TAKER(NAME, WAITING_SINCE, ON_TAKEN, ON_WALKED)				\
+static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 now,		\
+					  u64 max_wait_ns, u64 *oldest_ns, u32 *seen)		\
 {												\
 	struct task_struct *p;									\
 	u64 since;										\
 	s32 pid = 0;										\
 												\
-	bpf_for_each(scx_dsq, p, dsq_id, 0) {							\
+	bpf_for_each(scx_dsq, p, dsq_id, flags) {						\
+		if (!scxk_long_wait_see(seen))							\
+			break;									\
 		since = WAITING_SINCE(p);							\
 		if (!since || !time_before(since + max_wait_ns, now) || !scxk_movable_to(p, cpu))\
 			continue;								\
@@ -55,11 +132,15 @@ static __always_inline s32 NAME##_longest(u64 dsq_id, s32 cpu, u64 now, u64 max_
 }												\
 												\
 /* The task found, if it still waits since then (not run and queued again meanwhile). */	\
-static __always_inline bool NAME##_move(u64 dsq_id, s32 pid, u64 since)			\
+static __always_inline bool NAME##_move(u64 dsq_id, u64 flags, s32 pid, u64 since,		\
+					u32 *seen)						\
 {												\
 	struct task_struct *p;									\
 												\
-	bpf_for_each(scx_dsq, p, dsq_id, 0) {							\
+	*seen = 0;										\
+	bpf_for_each(scx_dsq, p, dsq_id, flags) {						\
+		if (!scxk_long_wait_see(seen))							\
+			break;									\
 		if (p->pid != pid)								\
 			continue;								\
 		if (WAITING_SINCE(p) != since)							\
@@ -75,17 +156,28 @@ static __always_inline bool NAME##_move(u64 dsq_id, s32 pid, u64 since)			\
 static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,		\
 				 u64 *last_walk_ns, u64 walk_interval_ns)			\
 {												\
-	u64 since = 0;										\
+	u32 *seen = &scxk_long_wait_seen[cpu & (SCXK_MAX_CPUS - 1)];				\
+	u64 since = 0, next_ns = now + walk_interval_ns, flags, start_ns;			\
+	u32 nr_seen;										\
+	bool taken;										\
 	s32 pid;										\
 												\
 	if (!scxk_walk_due(last_walk_ns, now, walk_interval_ns))				\
 		return false;									\
-	pid = NAME##_longest(dsq_id, cpu, now, max_wait_ns, &since);				\
-	if (!pid || !NAME##_move(dsq_id, pid, since))						\
-		return false;									\
-	if (walk_interval_ns > SCXK_LONG_WAIT_RETAKE_NS)					\
-		*last_walk_ns = now - walk_interval_ns + SCXK_LONG_WAIT_RETAKE_NS;		\
-	return true;										\
+	/* The walk's own start: `now` may be older (read once for several queues). */		\
+	start_ns = bpf_ktime_get_ns();								\
+	flags = scxk_long_wait_walk_flags();							\
+	*seen = 0;										\
+	pid = NAME##_longest(dsq_id, flags, cpu, now, max_wait_ns, &since, seen);		\
+	nr_seen = *seen;									\
+	taken = pid && NAME##_move(dsq_id, flags, pid, since, seen);				\
+	if (pid)										\
+		nr_seen += *seen;								\
+	if (taken && walk_interval_ns > SCXK_LONG_WAIT_RETAKE_NS)				\
+		next_ns = now + SCXK_LONG_WAIT_RETAKE_NS;					\
+	scxk_long_wait_pace(last_walk_ns, start_ns, next_ns, walk_interval_ns, max_wait_ns);			\
+	ON_WALKED(nr_seen, bpf_ktime_get_ns() - start_ns);					\
+	return taken;										\
 }
 
 #endif /* __SCXK_LONG_WAIT_BPF_H */

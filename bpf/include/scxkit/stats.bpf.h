@@ -7,8 +7,8 @@
 
 #include "common.bpf.h"
 
-/* Defines the `stats` map with `nr_stats` counters, scxk_stat_inc(idx) and
- * scxk_stat_set(idx, value) (this CPU's slot). */
+/* Defines the `stats` map with `nr_stats` counters, scxk_stat_inc(idx), scxk_stat_add(idx,
+ * value) and scxk_stat_set(idx, value) (this CPU's slot). */
 #define SCXK_STATS(nr_stats)                                                  \
 	struct {                                                              \
 		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                      \
@@ -23,6 +23,14 @@
                                                                               \
 		if (cnt)                                                      \
 			(*cnt)++;                                             \
+	}                                                                     \
+                                                                              \
+	static __always_inline void scxk_stat_add(u32 idx, u64 value)        \
+	{                                                                     \
+		u64 *cnt = bpf_map_lookup_elem(&stats, &idx);                 \
+                                                                              \
+		if (cnt)                                                      \
+			*cnt += value;                                        \
 	}                                                                     \
                                                                               \
 	static __always_inline void scxk_stat_set(u32 idx, u64 value)        \

@@ -3,6 +3,7 @@
 
 use crate::intf;
 use crate::memory::Usage;
+use scxkit::metrics::long_wait as lw;
 use scxkit::metrics::{CounterSlot, MetricDef, MetricKind, Snapshot, Unit};
 
 const fn def(name: &'static str, labels: &'static [(&'static str, &'static str)], kind: MetricKind, unit: Unit, help: &'static str) -> MetricDef {
@@ -73,6 +74,9 @@ pub static COUNTERS: &[CounterSlot] = &[
     (intf::USCHED_STAT_NUDGE, &POLICY_NUDGES),
     (intf::USCHED_STAT_SHARED_FIRST, &SHARED_FIRST),
     (intf::USCHED_STAT_LONG_WAIT, &LONG_WAITS),
+    (intf::USCHED_STAT_LONG_WAIT_WALKS, &lw::WALKS),
+    (intf::USCHED_STAT_LONG_WAIT_WALKED_TASKS, &lw::WALKED_TASKS),
+    (intf::USCHED_STAT_LONG_WAIT_WALK_NS, &lw::WALK_NS),
 ];
 
 /// The framework's state in the BPF object's .bss, read at one instant.
@@ -107,7 +111,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
-        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} long waits {} | custody full {} push failed {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
+        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} long waits {} ({}) | custody full {} push failed {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
         now.get("tasks_running", &[]),
         now.get("tasks_queued", &[]),
         now.get("tasks_waiting_user", &[]),
@@ -120,6 +124,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         d("policy_nudges_total", &[]),
         d("shared_queue_first_total", &[]),
         d("long_waits_total", &[]),
+        lw::walks_summary(previous, now),
         d("custody_full_total", &[]),
         d("custody_push_failed_total", &[]),
         now.get("fallback_seconds_total", &[]),
@@ -159,7 +164,7 @@ mod tests {
     fn values_follow_the_declarations() {
         let bss = BssReading { nr_sent: 10, user_received: 7, user_held: 2, fallback_total_ns: 1_500_000_000, fallback_since_ns: 0, fallback_entries: 1, user_heartbeat: 40 };
         let snap = reading(&[(intf::USCHED_STAT_RUNNING, 3), (intf::USCHED_STAT_USER, 8)], &bss, Usage { page_faults: 4, cpu_s: 0.25 }, 0);
-        assert_eq!(snap.len(), METRICS.len());
+        assert_eq!(snap.len(), METRICS.len() + lw::LONG_WAIT_METRICS.len());
         assert_eq!(snap.get("tasks_running", &[]), 3.0);
         assert_eq!(snap.get("tasks_queued", &[]), 3.0, "sent minus received");
         assert_eq!(snap.get("tasks_waiting_user", &[]), 2.0);
@@ -183,7 +188,7 @@ mod tests {
         let after = reading(&after_counters, &BssReading::default(), Usage { page_faults: 0, cpu_s: 0.002 }, 0);
         let line = log_line(&before, &after);
         assert!(line.contains("dispatched 6: user 4 granted 0 idle 0 kthread 0 self 0 congestion 0 fallback 2"), "{line}");
-        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 shared first 3 long waits 2 | custody full 0 push failed 0"), "{line}");
+        assert!(line.contains("sent 7 deferred 5 turns 0 | cancelled 1 replaced 0 nudges 0 shared first 3 long waits 2 (walks 0, 0 tasks, 0.0 ms) | custody full 0 push failed 0"), "{line}");
         assert!(line.contains("cpu 2 ms"), "{line}");
     }
 }

@@ -7,6 +7,7 @@
 use crate::intf;
 use anyhow::Result;
 use libbpf_rs::MapCore;
+use scxkit::metrics::long_wait as lw;
 use scxkit::metrics::{CounterSlot, MetricDef, MetricKind, Snapshot, Unit};
 
 const fn dispatched(labels: &'static [(&'static str, &'static str)], help: &'static str) -> MetricDef {
@@ -55,6 +56,9 @@ static COUNTERS: &[CounterSlot] = &[
     (intf::BPFLAND_STAT_ENQUEUE, &ENQUEUES),
     (intf::BPFLAND_STAT_OVERFLOW, &OVERFLOW),
     (intf::BPFLAND_STAT_LONG_WAIT, &LONG_WAITS),
+    (intf::BPFLAND_STAT_LONG_WAIT_WALKS, &lw::WALKS),
+    (intf::BPFLAND_STAT_LONG_WAIT_WALKED_TASKS, &lw::WALKED_TASKS),
+    (intf::BPFLAND_STAT_LONG_WAIT_WALK_NS, &lw::WALK_NS),
 ];
 
 pub fn read(reading: &mut Snapshot, map: &dyn MapCore, nr_interactive: u64) -> Result<()> {
@@ -69,11 +73,12 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let pct = |v: f64| if total == 0.0 { 0.0 } else { 100.0 * v / total };
     let paths: Vec<String> = PATHS.iter().zip(&by_path).map(|(p, &v)| format!("{p} {v} ({:.1}%)", pct(v))).collect();
     format!(
-        "dispatched {total}: {} | enqueued {} | overflow {} | long waits {} | interactive tasks {}",
+        "dispatched {total}: {} | enqueued {} | overflow {} | long waits {} ({}) | interactive tasks {}",
         paths.join(", "),
         now.delta(previous, "enqueues_total", &[]),
         now.delta(previous, "overflow_placements_total", &[]),
         now.delta(previous, "long_waits_total", &[]),
+        lw::walks_summary(previous, now),
         now.get("interactive_tasks", &[]),
     )
 }
@@ -101,7 +106,7 @@ mod tests {
         assert_eq!(
             log_line(&Snapshot::new(), &now),
             "dispatched 100: direct 40 (40.0%), idle 10 (10.0%), preempt 2 (2.0%), interactive 30 (30.0%), \
-             regular 8 (8.0%), kthread 0 (0.0%), pinned 10 (10.0%) | enqueued 60 | overflow 4 | long waits 1 | interactive tasks 3"
+             regular 8 (8.0%), kthread 0 (0.0%), pinned 10 (10.0%) | enqueued 60 | overflow 4 | long waits 1 (walks 0, 0 tasks, 0.0 ms) | interactive tasks 3"
         );
     }
 }

@@ -13,6 +13,7 @@ use anyhow::Result;
 use libbpf_rs::MapCore;
 use scxkit::domains::Domains;
 use scxkit::lb::{metrics as lbm, Hierarchy};
+use scxkit::metrics::long_wait::{self as lw, LONG_WAIT_METRICS};
 use scxkit::metrics::{CounterSlot, MetricDef, MetricKind, MetricSet, Snapshot, Unit};
 
 const fn def(name: &'static str, labels: &'static [(&'static str, &'static str)], kind: MetricKind, unit: Unit, help: &'static str) -> MetricDef {
@@ -85,6 +86,9 @@ static COUNTERS: &[CounterSlot] = &[
     (intf::RUSTY_STAT_STEAL_XNUMA, &STEAL_XNUMA),
     (intf::RUSTY_STAT_TAKE_UNSERVED, &TAKE_UNSERVED),
     (intf::RUSTY_STAT_TAKE_LONG_WAIT, &TAKE_LONG_WAIT),
+    (intf::RUSTY_STAT_LONG_WAIT_WALKS, &lw::WALKS),
+    (intf::RUSTY_STAT_LONG_WAIT_WALKED_TASKS, &lw::WALKED_TASKS),
+    (intf::RUSTY_STAT_LONG_WAIT_WALK_NS, &lw::WALK_NS),
     (intf::RUSTY_STAT_KICK_HOME, &KICK_HOME),
     (intf::RUSTY_STAT_KICK_GREEDY, &KICK_GREEDY),
     (intf::RUSTY_STAT_ENQUEUE, &ENQUEUES),
@@ -96,7 +100,7 @@ static COUNTERS: &[CounterSlot] = &[
 ];
 
 /// Every definition scx_rusty publishes: its own, then the balancer's from the library.
-pub static METRIC_SETS: &[MetricSet] = &[METRICS, lbm::LB_METRICS, lbm::GROUP_METRICS];
+pub static METRIC_SETS: &[MetricSet] = &[METRICS, LONG_WAIT_METRICS, lbm::LB_METRICS, lbm::GROUP_METRICS];
 
 /// Reads every series of one attempt.
 pub struct Reader<'a> {
@@ -188,7 +192,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     .map(|(label, name)| format!("{label} {}", per_level(name)))
     .join(" ");
     let mut line = format!(
-        "dispatched {total}: {} | took home {}, stole node {} xnuma {} unserved {} long-wait {} | kicks home {} greedy {} | \
+        "dispatched {total}: {} | took home {}, stole node {} xnuma {} unserved {} long-wait {} ({}) | kicks home {} greedy {} | \
          moves node/domain requested {} applied {} refused {} expired ran/not-run {}/{} (node {}/{}) | lb node/domain {outcomes} | \
          slice {} us{} | domains (util, load): {}",
         paths.join(", "),
@@ -197,6 +201,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         d("taken_tasks_total", &[("from", "xnuma")]),
         d("taken_tasks_total", &[("from", "unserved")]),
         d("taken_tasks_total", &[("from", "long_wait")]),
+        lw::walks_summary(previous, now),
         d("kicks_total", &[("to", "home")]),
         d("kicks_total", &[("to", "greedy")]),
         per_level("lb_moves_requested_total"),

@@ -126,6 +126,11 @@ enum usched_stat_idx {
 	/* Tasks taken from the shared queue out of vtime order, having waited
 	 * USCHED_MAX_WAIT_MS there. */
 	USCHED_STAT_LONG_WAIT,
+	/* The walks for such a task (scxkit/long_wait.bpf.h), the tasks they looked at, and
+	 * their time, ns. */
+	USCHED_STAT_LONG_WAIT_WALKS,
+	USCHED_STAT_LONG_WAIT_WALKED_TASKS,
+	USCHED_STAT_LONG_WAIT_WALK_NS,
 	USCHED_NR_STATS,
 };
 

@@ -14,6 +14,7 @@
 
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixture;
+pub mod long_wait;
 mod snapshot;
 mod text;
 

@@ -72,6 +72,11 @@ enum bpfland_stat_idx {
 	BPFLAND_STAT_OVERFLOW,
 	/* Not a path: a task taken because it had waited BPFLAND_MAX_WAIT_MS. */
 	BPFLAND_STAT_LONG_WAIT,
+	/* Not paths: the walks for such a task (scxkit/long_wait.bpf.h), the tasks they looked
+	 * at, and their time, ns. */
+	BPFLAND_STAT_LONG_WAIT_WALKS,
+	BPFLAND_STAT_LONG_WAIT_WALKED_TASKS,
+	BPFLAND_STAT_LONG_WAIT_WALK_NS,
 	BPFLAND_NR_STATS,
 	BPFLAND_STAT_PATH_FIRST = BPFLAND_STAT_DIRECT,
 	BPFLAND_STAT_PATH_LAST = BPFLAND_STAT_PINNED,

@@ -277,7 +277,10 @@ static __always_inline void taken_for_long_wait(struct task_struct *p)
 	scxk_stat_inc(BPFLAND_STAT_LONG_WAIT);
 }
 
-SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait)
+SCXK_LONG_WAIT_WALK_COUNTER(long_wait_walked, BPFLAND_STAT_LONG_WAIT_WALKS,
+			    BPFLAND_STAT_LONG_WAIT_WALKED_TASKS, BPFLAND_STAT_LONG_WAIT_WALK_NS)
+
+SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait, long_wait_walked)
 
 /* Moves to `cpu` (this CPU), for the minimum slice, the task that has waited longest in the
  * interactive queue, else in the regular one, if that is BPFLAND_MAX_WAIT_MS or more,

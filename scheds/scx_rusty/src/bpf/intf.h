@@ -55,6 +55,11 @@ enum rusty_stat_idx {
 	RUSTY_STAT_TAKE_UNSERVED,
 	/* From its own domain's queue, out of vtime order: a task queued RUSTY_MAX_WAIT_MS ago. */
 	RUSTY_STAT_TAKE_LONG_WAIT,
+	/* The walks for such a task (scxkit/long_wait.bpf.h): how many, the tasks they looked
+	 * at, and their time, ns. */
+	RUSTY_STAT_LONG_WAIT_WALKS,
+	RUSTY_STAT_LONG_WAIT_WALKED_TASKS,
+	RUSTY_STAT_LONG_WAIT_WALK_NS,
 	/* Idle CPUs woken for queued work: of the home domain, or of an underused one. */
 	RUSTY_STAT_KICK_HOME,
 	RUSTY_STAT_KICK_GREEDY,

@@ -263,7 +263,10 @@ static __always_inline void taken_for_long_wait(struct task_struct *p)
 		tctx->long_wait_pick = 1;
 }
 
-SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait)
+SCXK_LONG_WAIT_WALK_COUNTER(long_wait_walked, RUSTY_STAT_LONG_WAIT_WALKS,
+			    RUSTY_STAT_LONG_WAIT_WALKED_TASKS, RUSTY_STAT_LONG_WAIT_WALK_NS)
+
+SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait, long_wait_walked)
 
 /* Takes from domain `dom`'s queue the task that has waited longest, if it was queued
  * RUSTY_MAX_WAIT_MS ago, whatever its vtime (scxkit/long_wait.bpf.h): a stream of waking
