@@ -128,15 +128,18 @@ stop_workers; kill "$fenced"; wait "$fenced" 2>/dev/null
 
 # A balanced machine: two workers pinned to each CPU. The passes find the nodes balanced and
 # ask for no move between them. (With one per CPU, a node held 4 busy tasks, and the rest of
-# the guest once put one 17% above the average.)
+# the guest once put one 17% above the average.) The passes read are those 6 to 8 s after
+# the last spawn, three to four half-lives of the load average (2 s): the spawns take a while
+# under TCG, and 3 s after them a pass once still found the nodes apart and moved a task
+# (CI, a slow run).
 pinned_all=""
 for cpu in 0 1 2 3 4 5 6 7; do spawn_workers 2 "$cpu"; pinned_all="$pinned_all $WORKERS"; done
-sleep 5
+sleep 8
 lines=$(grep "domains (util, load)" "$LOG" | tail -n 3)
 balanced=$(sum_of "$lines" '.*lb node\/domain balanced \([0-9]*\)\/[0-9]* .*')
 node_requested=$(sum_of "$lines" '.*requested \([0-9]*\)\/[0-9]* applied.*')
 if [ "$balanced" -ge 2 ] && [ "$node_requested" -eq 0 ]; then
-    pass "two workers per CPU: the node level found the machine balanced ($balanced times in 3 s) and asked for no move"
+    pass "two workers per CPU: the node level found the machine balanced ($balanced times in 3 s, once settled) and asked for no move"
 else
     fail "a balanced machine counts balanced and moves nothing between nodes" "balanced $balanced, node moves requested $node_requested; $(echo "$lines" | sed -n 's/.*\(lb node[^|]*\).*/\1/p' | tr '\n' ';')"
 fi
@@ -283,12 +286,13 @@ greedy_run "$LOG4B" --direct-greedy-numa
 far_direct=$(total_of "$LOG4B" "direct_greedy_xnuma")
 check "with --direct-greedy-numa, waking tasks cross nodes (crossed $far_direct)" [ "${far_direct:-0}" -gt 0 ]
 
-# 3b. --new-task-spread. Node 0's CPUs run two pinned hogs each, so that none is ever idle; a
-# parent on CPU 0, allowed everywhere,
-# forks four CPU-bound children. With nothing idle on node 0, each child starts on an idle CPU
-# of node 1, its home from then on (no balancing, no cross-node stealing: nothing else would
-# move them): at least three do, as a fourth may find node 1's CPUs busy with scx_rusty's
-# own process or this shell, and stays (3 of 4 in two runs of three). The control, by
+# 3b. --new-task-spread. Node 0's CPUs run two hogs pinned to each, so that none is ever idle;
+# a parent on CPU 0, allowed everywhere, forks three CPU-bound children. With nothing idle on
+# node 0, each child starts on an idle CPU of node 1, its home from then on (no balancing, no
+# cross-node stealing: nothing else would move them). Three children for node 1's four CPUs,
+# and at least two of them asserted there: a fork that finds node 1's free CPUs busy (with
+# scx_rusty's own process, this shell, a kworker) keeps its child on node 0. With four
+# children, one stayed in 2 of 8 runs (7.3), and CI once saw two stay. The control, by
 # default, leaves them all on node 0.
 # fork_run LOG OPTIONS...: that load under scx_rusty with OPTIONS; sets KIDS_NODE1 to how many
 # children are on node 1 after 3 s.
@@ -297,10 +301,11 @@ fork_run() {
     name="scx_rusty ${*:-(new tasks with their parent)}"
     start_sched "$log" scx_rusty $DOMS --no-load-balance --stats 1 "$@"
     expect_loaded "$name" rusty "$log"
-    spawn_workers 8 0-3; local hogs=$WORKERS
+    local cpu hogs=""
+    for cpu in 0 1 2 3; do spawn_workers 2 "$cpu"; hogs="$hogs $WORKERS"; done
     sleep 1
     taskset -c 0 sh -c 'taskset -p -c 0-7 $$ >/dev/null
-        for i in 1 2 3 4; do sh -c "while :; do :; done" & echo $!; done > /tmp/fork-kids; wait' & local parent=$!
+        for i in 1 2 3; do sh -c "while :; do :; done" & echo $!; done > /tmp/fork-kids; wait' & local parent=$!
     sleep 3
     kids=$(cat /tmp/fork-kids); KIDS_NODE1=0
     for p in $kids; do [ "$(node_of "$p")" = 1 ] && KIDS_NODE1=$((KIDS_NODE1 + 1)); done
@@ -311,11 +316,11 @@ fork_run() {
 LOG4C=/tmp/scx_rusty-fork.log
 fork_run "$LOG4C" --new-task-spread
 spread=$(total_of "$LOG4C" "new_task_spread")
-check "with --new-task-spread, new tasks start on node 1 when node 0 is busy: $KIDS_NODE1 of 4 children there, $spread spread" \
-    [ "$KIDS_NODE1" -ge 3 -a "${spread:-0}" -ge 3 ]
+check "with --new-task-spread, new tasks start on node 1 when node 0 is busy: $KIDS_NODE1 of 3 children there, $spread spread" \
+    [ "$KIDS_NODE1" -ge 2 -a "${spread:-0}" -ge 2 ]
 LOG4D=/tmp/scx_rusty-fork-default.log
 fork_run "$LOG4D"
-check "by default they stay on node 0 ($KIDS_NODE1 of 4 on node 1)" [ "$KIDS_NODE1" -eq 0 ]
+check "by default they stay on node 0 ($KIDS_NODE1 of 3 on node 1)" [ "$KIDS_NODE1" -eq 0 ]
 
 # 4. Defaults (one domain per LLC, here one per node) under 40 s of mixed stress that also
 # changes affinities, then SIGINT.
