@@ -35,22 +35,21 @@ static __always_inline u64 task_vtime(const struct task_struct *p, u32 dom, u64 
 	return time_before(p->scx.dsq_vtime, floor) ? floor : p->scx.dsq_vtime;
 }
 
-/* The vruntime to queue a kernel thread's wakeup with: its own (`vtime`), or a slice ahead
- * of the sleepers' credit if that is less, so that it goes before the tasks waiting with that
- * credit. When 36,000 sleeping
- * threads exited at once on four vCPUs, each came back a slice behind the clock, and the RCU
- * grace-period kthread, waking after them, waited 11 s behind them: an RCU stall, and the
- * kernel ejected scx_rusty. Only a wakeup: a kernel thread whose slice ran out queues as
- * any task, charged what it ran. */
-static __always_inline u64 kthread_wakeup_vtime(u32 dom, u64 slice, u64 vtime)
+/* The vruntime to queue a kernel thread's wakeup with: a slice ahead of the sleepers' credit,
+ * so that it goes before the tasks waiting with that credit, unless its own vruntime is more
+ * than a slice past the clock: a kernel thread that ran more than its share (kswapd, a busy
+ * kworker) keeps `vtime` (task_vtime's), its debt. When 36,000 sleeping threads exited at once
+ * on four vCPUs, each came back a slice behind the clock, and the RCU grace-period kthread,
+ * waking after them, waited 11 s behind them: an RCU stall, and the kernel ejected scx_rusty.
+ * Only a wakeup: a kernel thread whose slice ran out queues as any task, charged what it ran. */
+static __always_inline u64 kthread_wakeup_vtime(const struct task_struct *p, u32 dom, u64 slice,
+						u64 vtime)
 {
 	u64 *clock = dom_clock_get(dom);
-	u64 head;
 
-	if (!clock)
+	if (!clock || time_before(*clock + slice, p->scx.dsq_vtime))
 		return vtime;
-	head = *clock - 2 * slice;
-	return time_before(head, vtime) ? head : vtime;
+	return *clock - 2 * slice;
 }
 
 /* Charges what p ran since it started. */

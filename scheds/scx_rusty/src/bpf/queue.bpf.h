@@ -125,7 +125,7 @@ static __always_inline u64 queue_vtime(struct task_struct *p, u32 dom, u64 slice
 	u64 vtime = task_vtime(p, dom, slice);
 
 	if (kthread_wakeup(p, enq_flags))
-		return kthread_wakeup_vtime(dom, slice, vtime);
+		return kthread_wakeup_vtime(p, dom, slice, vtime);
 	return vtime;
 }
 
