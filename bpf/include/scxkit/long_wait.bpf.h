@@ -164,6 +164,9 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 												\
 	if (!scxk_walk_due(last_walk_ns, now, walk_interval_ns))				\
 		return false;									\
+	/* Held as far as pacing may go until the walk ends: a walk longer than the interval	\
+	 * let another CPU walk the same queue beside it. */					\
+	*last_walk_ns = now + max_wait_ns / 2 - walk_interval_ns;				\
 	/* The walk's own start: `now` may be older (read once for several queues). */		\
 	start_ns = bpf_ktime_get_ns();								\
 	flags = scxk_long_wait_walk_flags();							\
