@@ -178,7 +178,7 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 		nr_seen += *seen;								\
 	if (taken && walk_interval_ns > SCXK_LONG_WAIT_RETAKE_NS)				\
 		next_ns = now + SCXK_LONG_WAIT_RETAKE_NS;					\
-	scxk_long_wait_pace(last_walk_ns, start_ns, next_ns, walk_interval_ns, max_wait_ns);			\
+	scxk_long_wait_pace(last_walk_ns, start_ns, next_ns, walk_interval_ns, max_wait_ns);	\
 	ON_WALKED(nr_seen, bpf_ktime_get_ns() - start_ns);					\
 	return taken;										\
 }

@@ -17,20 +17,17 @@
 		__type(value, u64);                                           \
 	} stats SEC(".maps");                                                 \
                                                                               \
-	static __always_inline void scxk_stat_inc(u32 idx)                    \
-	{                                                                     \
-		u64 *cnt = bpf_map_lookup_elem(&stats, &idx);                 \
-                                                                              \
-		if (cnt)                                                      \
-			(*cnt)++;                                             \
-	}                                                                     \
-                                                                              \
 	static __always_inline void scxk_stat_add(u32 idx, u64 value)        \
 	{                                                                     \
 		u64 *cnt = bpf_map_lookup_elem(&stats, &idx);                 \
                                                                               \
 		if (cnt)                                                      \
 			*cnt += value;                                        \
+	}                                                                     \
+                                                                              \
+	static __always_inline void scxk_stat_inc(u32 idx)                    \
+	{                                                                     \
+		scxk_stat_add(idx, 1);                                        \
 	}                                                                     \
                                                                               \
 	static __always_inline void scxk_stat_set(u32 idx, u64 value)        \
