@@ -83,9 +83,12 @@ enum Probe {
         #[arg(long, value_name = "S", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
         seconds: u64,
     },
-    /// Starts THREADS threads that only sleep, prints "sleepers_started N" once all are
-    /// started, and exits (with them) SECONDS later.
+    /// Starts THREADS threads that only sleep (or spin, with --spin), prints
+    /// "sleepers_started N" once all are started, and exits (with them) SECONDS later.
     Sleepers {
+        /// The threads spin instead, all released together once started.
+        #[arg(long)]
+        spin: bool,
         /// Threads to start (about 32,000 at most per process: see sleepers.rs).
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=32_000))]
         threads: u32,
@@ -164,8 +167,8 @@ fn main() -> Result<()> {
             let setup = build_jobs::Setup { parallel, job_cpu: Duration::from_millis(job_cpu_ms), duration: Duration::from_secs(seconds) };
             println!("build_jobs_per_s {:.2}", build_jobs::run(&probe, setup)?);
         }
-        Probe::Sleepers { threads, seconds } => {
-            sleepers::start(threads)?;
+        Probe::Sleepers { spin, threads, seconds } => {
+            sleepers::start(threads, if spin { sleepers::Work::Spin } else { sleepers::Work::Sleep })?;
             println!("sleepers_started {threads}");
             std::thread::sleep(Duration::from_secs(seconds));
         }
