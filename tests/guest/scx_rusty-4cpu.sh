@@ -3,7 +3,8 @@
 # scx_rusty on 4 CPUs in 2 NUMA nodes with its default domains (one per LLC: one per node
 # here), then per L2 cache (one per CPU) with FIFO queues; its statistics in Prometheus; bounded
 # waits that leave sleepers alone; no stealing with --greedy-threshold 0; 36,000 sleeping
-# threads, every one tracked, with hogs still balanced (4 GB: each thread costs about 45 KB).
+# threads, every one tracked, with hogs still balanced (4 GB: each thread costs about 45 KB);
+# 3,000 threads spinning in one domain, each served within a short round.
 . /scxkit/lib.sh
 LOG=/tmp/scx_rusty.log
 
@@ -201,4 +202,29 @@ if [ $# -eq 4 ] && [ "$4" -gt "$2" ]; then
     note "the RCU grace-period kthread waited $(( ($3 - $1) / ($4 - $2) / 1000000 )) ms per run on average while $SLEEPERS_TOTAL threads exited ($(($4 - $2)) runs)"
 fi
 expect_clean_exit "scx_rusty with $SLEEPERS_TOTAL sleeping threads" "$LOG4"
+
+# 3,000 threads spinning in domain 1 (allowed on CPUs 2 and 3) while domain 0 idles: the
+# machine is half busy, so the tuner keeps its long slice (20 ms), and each thread waited for
+# 1,500 others to run one: the main thread of the spinners' process waited 37 s, and the
+# kernel's watchdog ejected scx_rusty (7.3). Each domain's slice is now short enough for its
+# queue to go round in about 500 ms, and at least 250 us. This shell stays on CPUs 0 and 1,
+# and times a command that has to wait its turn in domain 1: 13.4 s (EEVDF: 9.3 s; 6.19,
+# where TCG's switches between 3,000 threads cost more than their slices).
+LOG5=/tmp/scx_rusty-spinners.log
+start_sched "$LOG5" scx_rusty --stats 1
+expect_loaded "scx_rusty for 3,000 spinning threads" rusty "$LOG5"
+taskset -p -c 0,1 $$ >/dev/null
+taskset -c 2,3 scxkit-probe sleepers --spin --threads 3000 --seconds 3600 > /tmp/spinners &
+spinners=$!
+wait_for 180 grep -q started /tmp/spinners || fail "3,000 spinning threads start on CPUs 2-3" "$(cat /tmp/spinners)"
+sleep 5
+turn_start_us=$(now_us)
+taskset -c 2,3 true
+turn_ms=$(( ($(now_us) - turn_start_us) / 1000 ))
+sleep 10
+check "a command on CPUs 2-3 behind 3,000 spinning threads ran within 25 s (in $turn_ms ms)" [ "$turn_ms" -le 25000 ]
+check "scx_rusty still loaded 15 s after 3,000 threads started spinning in one domain" is_enabled
+kill "$spinners"; wait "$spinners" 2>/dev/null
+taskset -p -c 0-3 $$ >/dev/null
+expect_clean_exit "scx_rusty with 3,000 spinning threads" "$LOG5"
 finish

@@ -65,6 +65,7 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
     rodata.nr_doms = doms.domains.len() as u32;
     for d in &doms.domains {
         rodata.dom_nodes[d.id] = d.node as u32;
+        rodata.dom_nr_cpus[d.id] = d.cpus.weight() as u32;
         for cpu in d.cpus.iter() {
             rodata.cpu_doms[cpu] = d.id as u32;
         }

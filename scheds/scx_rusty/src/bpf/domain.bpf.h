@@ -17,6 +17,7 @@ RODATA u32 nr_doms = 1;
 RODATA u32 cpu_doms[RUSTY_MAX_CPUS];
 RODATA u32 dom_nodes[RUSTY_MAX_DOMS];
 RODATA u64 dom_cpus[RUSTY_MAX_DOMS][RUSTY_MAX_CPUS / 64];
+RODATA u32 dom_nr_cpus[RUSTY_MAX_DOMS];
 
 struct dom_mask_slot {
 	struct bpf_cpumask __kptr *cpus;

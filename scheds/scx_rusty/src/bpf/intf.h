@@ -20,6 +20,10 @@ enum rusty_consts {
 	RUSTY_GREEDY_THRESHOLD_DEFAULT = 1,
 	/* The longest slice of a task taken out of vruntime order (take_long_waiting), us. */
 	RUSTY_LONG_WAIT_SLICE_US = 1000,
+	/* A domain's queue goes round in about this long (queue_round_slice_ns), ms, with
+	 * slices of at least RUSTY_MIN_SLICE_US. */
+	RUSTY_QUEUE_ROUND_MS = 500,
+	RUSTY_MIN_SLICE_US = 250,
 	/* task_ctx.load_dom while the task is not runnable. */
 	RUSTY_NO_DOM = RUSTY_MAX_DOMS,
 	/* Balancing levels a move request may name: 1 = between nodes, 2 = between the
