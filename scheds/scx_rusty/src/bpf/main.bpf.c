@@ -13,6 +13,7 @@
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/hotplug.bpf.h>
 #include <scxkit/ops.bpf.h>
+#include <scxkit/slice.bpf.h>
 #include "intf.h"
 #include "counters.bpf.h"
 #include "task.bpf.h"
@@ -141,24 +142,14 @@ void BPF_STRUCT_OPS(rusty_quiescent, struct task_struct *p, u64 deq_flags)
 		task_quiescent(tctx, bpf_ktime_get_ns());
 }
 
-/* The longest slice that lets domain `dom`'s queue go round within RUSTY_QUEUE_ROUND_MS, at
- * least RUSTY_MIN_SLICE_US: a task waits for those queued ahead of it to run a slice each.
- * The tuner's slice is the machine's: with 3,000 threads spinning in one domain while the
- * other idled, it stayed at 20 ms, a thread waited 37 s for a turn, and the kernel's watchdog
- * ejected scx_rusty (7.3, 4 vCPUs). All ones while the queue is no longer than its CPUs. */
-static __always_inline u64 queue_round_slice_ns(u32 dom)
+/* The slice of a task of domain `dom` starting to run: short enough for the domain's queue to
+ * go round within RUSTY_QUEUE_ROUND_MS (scxkit/slice.bpf.h). The tuner's slice is the
+ * machine's: with 3,000 threads spinning in one domain while the other idled, it stayed at
+ * 20 ms, a thread waited 37 s for a turn, and the kernel's watchdog ejected scx_rusty. */
+static __always_inline u64 queue_round_slice_ns(u64 slice_ns, u32 dom)
 {
-	u64 nr_cpus = dom_nr_cpus[dom & (RUSTY_MAX_DOMS - 1)], slice_ns;
-	s32 nr_queued;
-
-	if (!scx_bpf_dsq_nr_queued_usable())
-		return (u64)-1;
-	/* Negative on kernels without queues of their own (the global queue instead). */
-	nr_queued = scx_bpf_dsq_nr_queued(dom);
-	if (nr_queued <= (s32)nr_cpus)
-		return (u64)-1;
-	slice_ns = RUSTY_QUEUE_ROUND_MS * NSEC_PER_MSEC * nr_cpus / nr_queued;
-	return slice_ns > RUSTY_MIN_SLICE_US * NSEC_PER_USEC ? slice_ns : RUSTY_MIN_SLICE_US * NSEC_PER_USEC;
+	return scxk_round_slice_ns(slice_ns, scxk_nr_queued(dom), dom_nr_cpus[dom & (RUSTY_MAX_DOMS - 1)],
+				   RUSTY_QUEUE_ROUND_MS * NSEC_PER_MSEC, RUSTY_MIN_SLICE_US * NSEC_PER_USEC);
 }
 
 void BPF_STRUCT_OPS(rusty_running, struct task_struct *p)
@@ -179,8 +170,8 @@ void BPF_STRUCT_OPS(rusty_running, struct task_struct *p)
 	} else if ((clock = dom_clock_get(tctx->dom)) && time_before(*clock, p->scx.dsq_vtime)) {
 		*clock = p->scx.dsq_vtime;
 	}
-	round_slice_ns = queue_round_slice_ns(tctx->dom);
-	if (p->scx.slice > round_slice_ns)
+	round_slice_ns = queue_round_slice_ns(p->scx.slice, tctx->dom);
+	if (round_slice_ns < p->scx.slice)
 		scxk_set_slice(p, round_slice_ns);
 	scxk_endless_slice_if_leaving(p);
 }

@@ -13,6 +13,10 @@ enum simple_consts {
 	SIMPLE_IDLE_WAKE_MS = 5,
 	/* How often the shared queue is walked for tasks stranded by a CPU going offline, ms. */
 	SIMPLE_STRANDED_SCAN_MS = 50,
+	/* The shared queue goes round in about this long, ms, with slices of at least
+	 * SIMPLE_MIN_SLICE_US (but no longer than --slice-us). */
+	SIMPLE_QUEUE_ROUND_MS = 500,
+	SIMPLE_MIN_SLICE_US = 250,
 };
 
 /* Per-CPU counters, indexes into the `stats` map. */

@@ -28,6 +28,7 @@
 #include <scxkit/common.bpf.h>
 #include <scxkit/hotplug.bpf.h>
 #include <scxkit/ops.bpf.h>
+#include <scxkit/slice.bpf.h>
 #include <scxkit/stats.bpf.h>
 #include <scxkit/task_storage.bpf.h>
 #include <scxkit/vtime.bpf.h>
@@ -58,6 +59,15 @@ s32 BPF_STRUCT_OPS(simple_select_cpu, struct task_struct *p, s32 prev_cpu, u64 w
 	return cpu;
 }
 
+/* The slice of a task joining the shared queue: short enough for the queue to go round
+ * within SIMPLE_QUEUE_ROUND_MS (scxkit/slice.bpf.h). With 3,000 threads spinning on two CPUs
+ * at 20 ms each, one waited 30 s, and the kernel's watchdog ejected scx_simple. */
+static __always_inline u64 queue_slice_ns(void)
+{
+	return scxk_round_slice_ns(slice_ns, scxk_nr_queued(SIMPLE_SHARED_DSQ), scx_bpf_nr_cpu_ids(),
+				   SIMPLE_QUEUE_ROUND_MS * NSEC_PER_MSEC, SIMPLE_MIN_SLICE_US * NSEC_PER_USEC);
+}
+
 void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	u64 vtime = p->scx.dsq_vtime;
@@ -71,7 +81,7 @@ void BPF_STRUCT_OPS(simple_enqueue, struct task_struct *p, u64 enq_flags)
 
 	scxk_stat_inc(SIMPLE_STAT_GLOBAL);
 	if (scx_bpf_create_dsq_usable())
-		scx_bpf_dsq_insert_vtime(p, SIMPLE_SHARED_DSQ, slice_ns, vtime, enq_flags);
+		scx_bpf_dsq_insert_vtime(p, SIMPLE_SHARED_DSQ, queue_slice_ns(), vtime, enq_flags);
 	else
 		scx_bpf_dsq_insert(p, SCX_DSQ_GLOBAL, slice_ns, enq_flags);
 }
