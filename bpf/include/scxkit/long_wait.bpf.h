@@ -19,7 +19,7 @@
  * time in *last_walk_ns, shared by the CPUs), or SCXK_LONG_WAIT_RETAKE_NS after a walk that
  * took a task: more may wait. ON_WALKED(nr_tasks, walk_ns) is called after each walk, with
  * the tasks it looked at in both its passes (finding, then moving) and the time it took, for
- * the scheduler's statistics (SCXK_LONG_WAIT_WALK_COUNTER defines one).
+ * the scheduler's statistics (SCXK_WALK_COUNTER, stats.bpf.h, defines one).
  *
  * A walk looks at SCXK_LONG_WAIT_MAX_WALK tasks at most, from the head or from the tail of
  * the queue, and the next walk waits SCXK_LONG_WAIT_WALK_COST_FACTOR times as long as the
@@ -53,31 +53,9 @@
  * it ends: walks take at most about 1/16 of a CPU per queue. */
 #define SCXK_LONG_WAIT_WALK_COST_FACTOR 15
 
-/* Each CPU's count of the tasks its current walk has looked at. A global, not a local: the
- * verifier follows a local counter exactly, and so went through a walk's
- * SCXK_LONG_WAIT_MAX_WALK steps one by one ("the sequence of 8193 jumps is too complex"), and
- * read through a volatile, lest the compiler keep it in a register. A CPU walks from
- * ops.dispatch only, one walk at a time. */
+/* Each CPU's count of the tasks its current walk has looked at (see scxk_walk_count). A CPU
+ * walks from ops.dispatch only, one walk at a time. */
 static u32 scxk_long_wait_seen[SCXK_MAX_CPUS];
-
-/* Counts one more task of this CPU's walk; false once the walk has seen its most. */
-static __always_inline bool scxk_long_wait_see(u32 *seen)
-{
-	volatile u32 *count = seen;
-	u32 nr = *count;
-
-	if (nr >= SCXK_LONG_WAIT_MAX_WALK)
-		return false;
-	*count = nr + 1;
-	return true;
-}
-
-/* The flags of a walk from the head or the tail of the queue, either at random: a turn kept
- * per taker would give two queues walked in alternation one end each. */
-static __always_inline u64 scxk_long_wait_walk_flags(void)
-{
-	return bpf_get_prandom_u32() & 1 ? SCX_DSQ_ITER_REV : 0;
-}
 
 /* Sets *last_walk_ns so that the next walk is due no sooner than `next_ns` and no sooner than
  * SCXK_LONG_WAIT_WALK_COST_FACTOR times the walk that ran from start_ns until now, but within
@@ -99,16 +77,6 @@ static __always_inline void scxk_long_wait_pace(u64 *last_walk_ns, u64 start_ns,
 	*last_walk_ns = next_ns - walk_interval_ns;
 }
 
-/* Defines NAME(nr_tasks, walk_ns), an ON_WALKED that counts each walk, the tasks it looked at
- * and its time in three of the scheduler's counters (SCXK_STATS, stats.bpf.h). */
-#define SCXK_LONG_WAIT_WALK_COUNTER(NAME, WALKS_IDX, WALKED_TASKS_IDX, WALK_NS_IDX)		\
-static __always_inline void NAME(u32 nr_tasks, u64 walk_ns)					\
-{												\
-	scxk_stat_inc(WALKS_IDX);								\
-	scxk_stat_add(WALKED_TASKS_IDX, nr_tasks);						\
-	scxk_stat_add(WALK_NS_IDX, walk_ns);							\
-}
-
 #define SCXK_LONG_WAIT_TAKER(NAME, WAITING_SINCE, ON_TAKEN, ON_WALKED)				\
 static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 now,		\
 					  u64 max_wait_ns, u64 *oldest_ns, u32 *seen)		\
@@ -118,7 +86,7 @@ static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 no
 	s32 pid = 0;										\
 												\
 	bpf_for_each(scx_dsq, p, dsq_id, flags) {						\
-		if (!scxk_long_wait_see(seen))							\
+		if (!scxk_walk_count(seen, SCXK_LONG_WAIT_MAX_WALK))			\
 			break;									\
 		since = WAITING_SINCE(p);							\
 		if (!since || !time_before(since + max_wait_ns, now) || !scxk_movable_to(p, cpu))\
@@ -139,7 +107,7 @@ static __always_inline bool NAME##_move(u64 dsq_id, u64 flags, s32 pid, u64 sinc
 												\
 	*seen = 0;										\
 	bpf_for_each(scx_dsq, p, dsq_id, flags) {						\
-		if (!scxk_long_wait_see(seen))							\
+		if (!scxk_walk_count(seen, SCXK_LONG_WAIT_MAX_WALK))			\
 			break;									\
 		if (p->pid != pid)								\
 			continue;								\
@@ -169,7 +137,7 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 	*last_walk_ns = now + max_wait_ns / 2 - walk_interval_ns;				\
 	/* The walk's own start: `now` may be older (read once for several queues). */		\
 	start_ns = bpf_ktime_get_ns();								\
-	flags = scxk_long_wait_walk_flags();							\
+	flags = scxk_walk_from_either_end();						\
 	*seen = 0;										\
 	pid = NAME##_longest(dsq_id, flags, cpu, now, max_wait_ns, &since, seen);		\
 	nr_seen = *seen;									\

@@ -38,4 +38,15 @@
 			*slot = value;                                        \
 	}
 
+/* Defines NAME(nr_tasks, walk_ns), which counts a walk of queues, the tasks it looked at and
+ * its time in three counters of SCXK_STATS: the long-wait taker's ON_WALKED
+ * (scxkit/long_wait.bpf.h), or a scan for stranded tasks (scxk_rescue_stranded). */
+#define SCXK_WALK_COUNTER(NAME, WALKS_IDX, WALKED_TASKS_IDX, WALK_NS_IDX)                    \
+	static __always_inline void NAME(u32 nr_tasks, u64 walk_ns)                          \
+	{                                                                                    \
+		scxk_stat_inc(WALKS_IDX);                                                    \
+		scxk_stat_add(WALKED_TASKS_IDX, nr_tasks);                                   \
+		scxk_stat_add(WALK_NS_IDX, walk_ns);                                         \
+	}
+
 #endif /* __SCXKIT_STATS_BPF_H */

@@ -54,7 +54,7 @@ const OPTIONAL_KFUNCS: &[(&str, &str)] = &[
     ("scx_bpf_dsq_nr_queued", "the policy does not see how many tasks wait in the kernel's queue (scx_rustland's slice does not shrink with them)"),
 ];
 
-static METRIC_SETS: &[MetricSet] = &[stats::METRICS, scxkit::metrics::long_wait::LONG_WAIT_METRICS];
+static METRIC_SETS: &[MetricSet] = &[stats::METRICS, scxkit::metrics::long_wait::LONG_WAIT_METRICS, scxkit::metrics::stranded::STRANDED_METRICS];
 
 /// Runs the scheduler `name` with the policy `make_policy` builds for each attempt (again
 /// after a CPU hotplug, from the new topology). Returns when a signal stopped it; any other

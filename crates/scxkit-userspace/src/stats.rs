@@ -4,6 +4,7 @@
 use crate::intf;
 use crate::memory::Usage;
 use scxkit::metrics::long_wait as lw;
+use scxkit::metrics::stranded;
 use scxkit::metrics::{CounterSlot, MetricDef, MetricKind, Snapshot, Unit};
 
 const fn def(name: &'static str, labels: &'static [(&'static str, &'static str)], kind: MetricKind, unit: Unit, help: &'static str) -> MetricDef {
@@ -77,6 +78,9 @@ pub static COUNTERS: &[CounterSlot] = &[
     (intf::USCHED_STAT_LONG_WAIT_WALKS, &lw::WALKS),
     (intf::USCHED_STAT_LONG_WAIT_WALKED_TASKS, &lw::WALKED_TASKS),
     (intf::USCHED_STAT_LONG_WAIT_WALK_NS, &lw::WALK_NS),
+    (intf::USCHED_STAT_STRANDED_SCANS, &stranded::SCANS),
+    (intf::USCHED_STAT_STRANDED_SCANNED_TASKS, &stranded::SCANNED_TASKS),
+    (intf::USCHED_STAT_STRANDED_SCAN_NS, &stranded::SCAN_NS),
 ];
 
 /// The framework's state in the BPF object's .bss, read at one instant.
@@ -111,7 +115,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let total: f64 = paths.iter().map(|(_, l)| d("dispatched_tasks_total", l)).sum();
     let by_path: Vec<String> = paths.iter().map(|(name, l)| format!("{name} {}", d("dispatched_tasks_total", l))).collect();
     format!(
-        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} long waits {} ({}) | custody full {} push failed {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms",
+        "running {} queued {} held {} | dispatched {total}: {} | sent {} deferred {} turns {} | cancelled {} replaced {} nudges {} shared first {} long waits {} ({}) | custody full {} push failed {} | fallback {:.1} s ({} entries) | faults {} | cpu {:.0} ms{}",
         now.get("tasks_running", &[]),
         now.get("tasks_queued", &[]),
         now.get("tasks_waiting_user", &[]),
@@ -131,6 +135,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         now.get("fallback_entries_total", &[]),
         d("page_faults_total", &[]),
         d("scheduler_cpu_seconds_total", &[]) * 1000.0,
+        stranded::log_suffix(previous, now),
     )
 }
 
@@ -164,7 +169,7 @@ mod tests {
     fn values_follow_the_declarations() {
         let bss = BssReading { nr_sent: 10, user_received: 7, user_held: 2, fallback_total_ns: 1_500_000_000, fallback_since_ns: 0, fallback_entries: 1, user_heartbeat: 40 };
         let snap = reading(&[(intf::USCHED_STAT_RUNNING, 3), (intf::USCHED_STAT_USER, 8)], &bss, Usage { page_faults: 4, cpu_s: 0.25 }, 0);
-        assert_eq!(snap.len(), METRICS.len() + lw::LONG_WAIT_METRICS.len());
+        assert_eq!(snap.len(), METRICS.len() + lw::LONG_WAIT_METRICS.len() + stranded::STRANDED_METRICS.len());
         assert_eq!(snap.get("tasks_running", &[]), 3.0);
         assert_eq!(snap.get("tasks_queued", &[]), 3.0, "sent minus received");
         assert_eq!(snap.get("tasks_waiting_user", &[]), 2.0);

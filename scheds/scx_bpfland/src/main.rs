@@ -25,7 +25,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
         ("scx_bpf_test_and_clear_cpu_idle", "the previous CPU is not tried before the kernel's own idle selection"),
         ("scx_bpf_task_set_slice", "the slice is written to the task directly"),
     ],
-    metrics: &[stats::METRICS, scxkit::metrics::long_wait::LONG_WAIT_METRICS],
+    metrics: &[stats::METRICS, scxkit::metrics::long_wait::LONG_WAIT_METRICS, scxkit::metrics::stranded::STRANDED_METRICS],
     log_line: stats::log_line,
 };
 

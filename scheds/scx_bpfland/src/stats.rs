@@ -8,6 +8,7 @@ use crate::intf;
 use anyhow::Result;
 use libbpf_rs::MapCore;
 use scxkit::metrics::long_wait as lw;
+use scxkit::metrics::stranded;
 use scxkit::metrics::{CounterSlot, MetricDef, MetricKind, Snapshot, Unit};
 
 const fn dispatched(labels: &'static [(&'static str, &'static str)], help: &'static str) -> MetricDef {
@@ -59,6 +60,9 @@ static COUNTERS: &[CounterSlot] = &[
     (intf::BPFLAND_STAT_LONG_WAIT_WALKS, &lw::WALKS),
     (intf::BPFLAND_STAT_LONG_WAIT_WALKED_TASKS, &lw::WALKED_TASKS),
     (intf::BPFLAND_STAT_LONG_WAIT_WALK_NS, &lw::WALK_NS),
+    (intf::BPFLAND_STAT_STRANDED_SCANS, &stranded::SCANS),
+    (intf::BPFLAND_STAT_STRANDED_SCANNED_TASKS, &stranded::SCANNED_TASKS),
+    (intf::BPFLAND_STAT_STRANDED_SCAN_NS, &stranded::SCAN_NS),
 ];
 
 pub fn read(reading: &mut Snapshot, map: &dyn MapCore, nr_interactive: u64) -> Result<()> {
@@ -73,13 +77,14 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
     let pct = |v: f64| if total == 0.0 { 0.0 } else { 100.0 * v / total };
     let paths: Vec<String> = PATHS.iter().zip(&by_path).map(|(p, &v)| format!("{p} {v} ({:.1}%)", pct(v))).collect();
     format!(
-        "dispatched {total}: {} | enqueued {} | overflow {} | long waits {} ({}) | interactive tasks {}",
+        "dispatched {total}: {} | enqueued {} | overflow {} | long waits {} ({}) | interactive tasks {}{}",
         paths.join(", "),
         now.delta(previous, "enqueues_total", &[]),
         now.delta(previous, "overflow_placements_total", &[]),
         now.delta(previous, "long_waits_total", &[]),
         lw::walks_summary(previous, now),
         now.get("interactive_tasks", &[]),
+        stranded::log_suffix(previous, now),
     )
 }
 

@@ -14,6 +14,7 @@ use libbpf_rs::MapCore;
 use scxkit::domains::Domains;
 use scxkit::lb::{metrics as lbm, Hierarchy};
 use scxkit::metrics::long_wait::{self as lw, LONG_WAIT_METRICS};
+use scxkit::metrics::stranded;
 use scxkit::metrics::{CounterSlot, MetricDef, MetricKind, MetricSet, Snapshot, Unit};
 
 const fn def(name: &'static str, labels: &'static [(&'static str, &'static str)], kind: MetricKind, unit: Unit, help: &'static str) -> MetricDef {
@@ -89,6 +90,9 @@ static COUNTERS: &[CounterSlot] = &[
     (intf::RUSTY_STAT_LONG_WAIT_WALKS, &lw::WALKS),
     (intf::RUSTY_STAT_LONG_WAIT_WALKED_TASKS, &lw::WALKED_TASKS),
     (intf::RUSTY_STAT_LONG_WAIT_WALK_NS, &lw::WALK_NS),
+    (intf::RUSTY_STAT_STRANDED_SCANS, &stranded::SCANS),
+    (intf::RUSTY_STAT_STRANDED_SCANNED_TASKS, &stranded::SCANNED_TASKS),
+    (intf::RUSTY_STAT_STRANDED_SCAN_NS, &stranded::SCAN_NS),
     (intf::RUSTY_STAT_KICK_HOME, &KICK_HOME),
     (intf::RUSTY_STAT_KICK_GREEDY, &KICK_GREEDY),
     (intf::RUSTY_STAT_ENQUEUE, &ENQUEUES),
@@ -100,7 +104,7 @@ static COUNTERS: &[CounterSlot] = &[
 ];
 
 /// Every definition scx_rusty publishes: its own, then the balancer's from the library.
-pub static METRIC_SETS: &[MetricSet] = &[METRICS, LONG_WAIT_METRICS, lbm::LB_METRICS, lbm::GROUP_METRICS];
+pub static METRIC_SETS: &[MetricSet] = &[METRICS, LONG_WAIT_METRICS, stranded::STRANDED_METRICS, lbm::LB_METRICS, lbm::GROUP_METRICS];
 
 /// Reads every series of one attempt.
 pub struct Reader<'a> {
@@ -215,6 +219,7 @@ pub fn log_line(previous: &Snapshot, now: &Snapshot) -> String {
         if now.get("fully_utilized", &[]) > 0.0 { ", fully utilized" } else { "" },
         domains.join(", "),
     );
+    line.push_str(&stranded::log_suffix(previous, now));
     // The last pass's hierarchy, as the balancer saw it: each node, then its domains.
     for group in lbm::hierarchy_lines(now) {
         line.push_str("\n  ");

@@ -131,6 +131,11 @@ enum usched_stat_idx {
 	USCHED_STAT_LONG_WAIT_WALKS,
 	USCHED_STAT_LONG_WAIT_WALKED_TASKS,
 	USCHED_STAT_LONG_WAIT_WALK_NS,
+	/* The scans of the queues for tasks that only a CPU on its way offline can run
+	 * (scxk_rescue_stranded): how many, the tasks they looked at, and their time, ns. */
+	USCHED_STAT_STRANDED_SCANS,
+	USCHED_STAT_STRANDED_SCANNED_TASKS,
+	USCHED_STAT_STRANDED_SCAN_NS,
 	USCHED_NR_STATS,
 };
 

@@ -42,8 +42,8 @@ static __always_inline void taken_for_long_wait(struct task_struct *p)
 	scxk_stat_inc(USCHED_STAT_LONG_WAIT);
 }
 
-SCXK_LONG_WAIT_WALK_COUNTER(long_wait_walked, USCHED_STAT_LONG_WAIT_WALKS,
-			    USCHED_STAT_LONG_WAIT_WALKED_TASKS, USCHED_STAT_LONG_WAIT_WALK_NS)
+SCXK_WALK_COUNTER(long_wait_walked, USCHED_STAT_LONG_WAIT_WALKS,
+		  USCHED_STAT_LONG_WAIT_WALKED_TASKS, USCHED_STAT_LONG_WAIT_WALK_NS)
 
 SCXK_LONG_WAIT_TAKER(take_long_waiting_from, waiting_since, taken_for_long_wait, long_wait_walked)
 

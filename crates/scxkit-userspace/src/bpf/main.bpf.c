@@ -248,15 +248,20 @@ static __always_inline bool work_unseen(void)
 	return fallback_active(bpf_ktime_get_ns()) || queue_waiting(USCHED_SHARED_DSQ) || custody_nonempty();
 }
 
+SCXK_WALK_COUNTER(stranded_scanned, USCHED_STAT_STRANDED_SCANS, USCHED_STAT_STRANDED_SCANNED_TASKS,
+		  USCHED_STAT_STRANDED_SCAN_NS)
+
+SCXK_STRANDED_SCANNER(scan_for_stranded, stranded_scanned)
+
 /* Hands the tasks that only a CPU going offline may run to that CPU (see
- * scxk_rescue_stranded), at each of the timer's wakeups. */
+ * scxk_rescue_stranded), at each of the timer's wakeups: both queues, the shared one (0) and
+ * the kernel threads' (1). */
+_Static_assert(USCHED_SHARED_DSQ == 0 && USCHED_KERNEL_DSQ == 1,
+	       "the stranded scan walks queues 0 and 1");
 static __always_inline void rescue_stranded(void)
 {
-	if (!scx_bpf_create_dsq_usable() ||
-	    !scxk_stranded_scan_due(USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC / 2))
-		return;
-	scxk_rescue_stranded(USCHED_KERNEL_DSQ);
-	scxk_rescue_stranded(USCHED_SHARED_DSQ);
+	if (scx_bpf_create_dsq_usable())
+		scan_for_stranded(2, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC / 2);
 }
 
 SCXK_IDLE_WAKER(watch_timer, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC, work_unseen,

@@ -15,8 +15,14 @@ crate::metric_set! {
 
 /// The walks between two readings, for a log line: "walks 12, 3400 tasks, 1.5 ms".
 pub fn walks_summary(previous: &Snapshot, now: &Snapshot) -> String {
+    walk_set_summary("walks", [&WALKS, &WALKED_TASKS, &WALK_NS], previous, now)
+}
+
+/// Walks of queues between two readings, from their three counters (walks, tasks looked at,
+/// nanoseconds), for a log line: "`noun` 12, 3400 tasks, 1.5 ms".
+pub(super) fn walk_set_summary(noun: &str, [walks, tasks, ns]: [&MetricDef; 3], previous: &Snapshot, now: &Snapshot) -> String {
     let d = |def: &MetricDef| now.delta(previous, def.name, &[]);
-    format!("walks {}, {} tasks, {:.1} ms", d(&WALKS), d(&WALKED_TASKS), d(&WALK_NS) / 1e6)
+    format!("{noun} {}, {} tasks, {:.1} ms", d(walks), d(tasks), d(ns) / 1e6)
 }
 
 #[cfg(test)]

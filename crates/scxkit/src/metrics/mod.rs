@@ -16,6 +16,7 @@
 pub mod fixture;
 pub mod long_wait;
 mod snapshot;
+pub mod stranded;
 mod text;
 
 use std::fmt::Write;

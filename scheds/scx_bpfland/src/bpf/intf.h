@@ -77,6 +77,11 @@ enum bpfland_stat_idx {
 	BPFLAND_STAT_LONG_WAIT_WALKS,
 	BPFLAND_STAT_LONG_WAIT_WALKED_TASKS,
 	BPFLAND_STAT_LONG_WAIT_WALK_NS,
+	/* The scans of the queues for tasks that only a CPU on its way offline can run
+	 * (scxk_rescue_stranded): how many, the tasks they looked at, and their time, ns. */
+	BPFLAND_STAT_STRANDED_SCANS,
+	BPFLAND_STAT_STRANDED_SCANNED_TASKS,
+	BPFLAND_STAT_STRANDED_SCAN_NS,
 	BPFLAND_NR_STATS,
 	BPFLAND_STAT_PATH_FIRST = BPFLAND_STAT_DIRECT,
 	BPFLAND_STAT_PATH_LAST = BPFLAND_STAT_PINNED,

@@ -144,15 +144,20 @@ static __always_inline void queues_served(u64 now)
 	waiting_since_ns = queues_empty() ? 0 : now;
 }
 
+SCXK_WALK_COUNTER(stranded_scanned, BPFLAND_STAT_STRANDED_SCANS,
+		  BPFLAND_STAT_STRANDED_SCANNED_TASKS, BPFLAND_STAT_STRANDED_SCAN_NS)
+
+SCXK_STRANDED_SCANNER(scan_for_stranded, stranded_scanned)
+
 /* Hands the tasks that only a CPU going offline may run to that CPU (see
- * scxk_rescue_stranded), at most once every BPFLAND_UNSERVED_MS. */
+ * scxk_rescue_stranded), at most once every BPFLAND_UNSERVED_MS: both queues, the priority
+ * queue (0) and the shared one (1). */
+_Static_assert(BPFLAND_PRIO_DSQ == 0 && BPFLAND_SHARED_DSQ == 1,
+	       "the stranded scan walks queues 0 and 1");
 static __always_inline void rescue_stranded(void)
 {
-	if (!scx_bpf_create_dsq_usable() ||
-	    !scxk_stranded_scan_due(BPFLAND_UNSERVED_MS * NSEC_PER_MSEC))
-		return;
-	scxk_rescue_stranded(BPFLAND_PRIO_DSQ);
-	scxk_rescue_stranded(BPFLAND_SHARED_DSQ);
+	if (scx_bpf_create_dsq_usable())
+		scan_for_stranded(2, BPFLAND_UNSERVED_MS * NSEC_PER_MSEC);
 }
 
 /* Every half BPFLAND_UNSERVED_MS, while the primary domain does not serve the queues, the
@@ -277,8 +282,8 @@ static __always_inline void taken_for_long_wait(struct task_struct *p)
 	scxk_stat_inc(BPFLAND_STAT_LONG_WAIT);
 }
 
-SCXK_LONG_WAIT_WALK_COUNTER(long_wait_walked, BPFLAND_STAT_LONG_WAIT_WALKS,
-			    BPFLAND_STAT_LONG_WAIT_WALKED_TASKS, BPFLAND_STAT_LONG_WAIT_WALK_NS)
+SCXK_WALK_COUNTER(long_wait_walked, BPFLAND_STAT_LONG_WAIT_WALKS,
+		  BPFLAND_STAT_LONG_WAIT_WALKED_TASKS, BPFLAND_STAT_LONG_WAIT_WALK_NS)
 
 SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait, long_wait_walked)
 

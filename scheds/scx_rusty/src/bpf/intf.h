@@ -64,6 +64,11 @@ enum rusty_stat_idx {
 	RUSTY_STAT_LONG_WAIT_WALKS,
 	RUSTY_STAT_LONG_WAIT_WALKED_TASKS,
 	RUSTY_STAT_LONG_WAIT_WALK_NS,
+	/* The scans of every domain's queue for tasks that only a CPU on its way offline can run
+	 * (scxk_rescue_stranded): how many, the tasks they looked at, and their time, ns. */
+	RUSTY_STAT_STRANDED_SCANS,
+	RUSTY_STAT_STRANDED_SCANNED_TASKS,
+	RUSTY_STAT_STRANDED_SCAN_NS,
 	/* Idle CPUs woken for queued work: of the home domain, or of an underused one. */
 	RUSTY_STAT_KICK_HOME,
 	RUSTY_STAT_KICK_GREEDY,

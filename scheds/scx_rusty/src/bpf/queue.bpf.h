@@ -222,17 +222,18 @@ static __always_inline bool wake_queued_doms(void)
  * RCU grace period), and take_work then looks for stranded tasks too. */
 static bool cpus_maybe_inactive;
 
+SCXK_WALK_COUNTER(stranded_scanned, RUSTY_STAT_STRANDED_SCANS, RUSTY_STAT_STRANDED_SCANNED_TASKS,
+		  RUSTY_STAT_STRANDED_SCAN_NS)
+
+SCXK_STRANDED_SCANNER(rescue_stranded, stranded_scanned)
+
 /* The waker's upkeep: notes whether a CPU may be inactive, and hands the tasks that only such
- * a CPU can run to it (scxk_rescue_stranded). */
+ * a CPU can run to it (scxk_rescue_stranded), at most once every half RUSTY_UNSERVED_MS. */
 static __always_inline void tend_inactive_cpus(void)
 {
-	u32 dom;
-
 	cpus_maybe_inactive = scxk_any_cpu_maybe_inactive();
-	if (!cpus_maybe_inactive || !scx_bpf_create_dsq_usable())
-		return;
-	bpf_for(dom, 0, nr_doms)
-		scxk_rescue_stranded(dom);
+	if (cpus_maybe_inactive && scx_bpf_create_dsq_usable())
+		rescue_stranded(nr_doms, RUSTY_UNSERVED_MS * NSEC_PER_MSEC / 2);
 }
 
 /* Every half RUSTY_UNSERVED_MS: idle CPUs with work queued in their domain are woken, and
@@ -263,8 +264,8 @@ static __always_inline void taken_for_long_wait(struct task_struct *p)
 		tctx->long_wait_pick = 1;
 }
 
-SCXK_LONG_WAIT_WALK_COUNTER(long_wait_walked, RUSTY_STAT_LONG_WAIT_WALKS,
-			    RUSTY_STAT_LONG_WAIT_WALKED_TASKS, RUSTY_STAT_LONG_WAIT_WALK_NS)
+SCXK_WALK_COUNTER(long_wait_walked, RUSTY_STAT_LONG_WAIT_WALKS,
+		  RUSTY_STAT_LONG_WAIT_WALKED_TASKS, RUSTY_STAT_LONG_WAIT_WALK_NS)
 
 SCXK_LONG_WAIT_TAKER(take_long_waiting_from, queued_since, taken_for_long_wait, long_wait_walked)
 

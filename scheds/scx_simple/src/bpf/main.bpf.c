@@ -95,13 +95,16 @@ static bool shared_queue_waits(void)
 	return scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(dsq_id) > 0;
 }
 
+SCXK_STRANDED_SCANNER(scan_for_stranded, scxk_scanned_uncounted)
+
 /* Hands the tasks that only a CPU going offline may run to that CPU (see
- * scxk_rescue_stranded). */
+ * scxk_rescue_stranded). The scanner walks queues 0 to n - 1: here the one queue,
+ * SIMPLE_SHARED_DSQ (0). */
+_Static_assert(SIMPLE_SHARED_DSQ == 0, "the stranded scan walks queue 0 only");
 static void rescue_stranded(void)
 {
-	if (scx_bpf_create_dsq_usable() &&
-	    scxk_stranded_scan_due(SIMPLE_STRANDED_SCAN_MS * NSEC_PER_MSEC))
-		scxk_rescue_stranded(SIMPLE_SHARED_DSQ);
+	if (scx_bpf_create_dsq_usable())
+		scan_for_stranded(1, SIMPLE_STRANDED_SCAN_MS * NSEC_PER_MSEC);
 }
 
 /* Wakes the idle CPUs every few milliseconds while tasks wait (see scxkit/hotplug.bpf.h). */
