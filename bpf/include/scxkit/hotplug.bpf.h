@@ -367,7 +367,8 @@ static __always_inline bool scxk_only_cpu_left(struct task_struct *p, s32 cpu)
 #define SCXK_STRANDED_MAX_WALK 1024
 
 /* The next scan for scxk_rescue_stranded comes no sooner than this many times its walks' time
- * after they end, and at most SCXK_STRANDED_MAX_DELAY_NS later than its interval. */
+ * after they end, and at most SCXK_STRANDED_MAX_DELAY_NS later than its interval for each
+ * queue walked (the cap is per walk). */
 #define SCXK_STRANDED_WALK_COST_FACTOR 15
 #define SCXK_STRANDED_MAX_DELAY_NS (500 * NSEC_PER_MSEC)
 
@@ -434,7 +435,7 @@ static __always_inline u32 scxk_rescue_stranded(u64 dsq_id)
 
 /* SCXK_STRANDED_SCANNER(NAME, ON_SCANNED) defines
  *
- *     static void NAME(u32 nr_dsqs, u64 interval_ns)
+ *     static __always_inline void NAME(u32 nr_dsqs, u64 interval_ns)
  *
  * which, when scxk_stranded_scan_due(interval_ns), walks queues 0 to nr_dsqs - 1 with
  * scxk_rescue_stranded and calls ON_SCANNED(nr_tasks, scan_ns) with the tasks it looked at
