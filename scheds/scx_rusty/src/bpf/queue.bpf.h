@@ -16,6 +16,7 @@
 
 #include <scxkit/hotplug.bpf.h>
 #include <scxkit/long_wait.bpf.h>
+#include <scxkit/slice.bpf.h>
 #include "clock.bpf.h"
 #include "counters.bpf.h"
 #include "domain.bpf.h"
@@ -347,8 +348,7 @@ static __always_inline bool take_work(s32 cpu)
 	}
 	if (scx_bpf_dsq_move_to_local(dom)) {
 		scxk_stat_inc(RUSTY_STAT_TAKE_HOME);
-		*dom_waiting_since(dom) = scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(dom) > 0 ?
-						   bpf_ktime_get_ns() : 0;
+		*dom_waiting_since(dom) = scxk_nr_queued(dom) > 0 ? bpf_ktime_get_ns() : 0;
 		return true;
 	}
 	/* Written only when it changes: every idle dispatch passes here. */

@@ -92,7 +92,7 @@ static bool shared_queue_waits(void)
 {
 	u64 dsq_id = scx_bpf_create_dsq_usable() ? SIMPLE_SHARED_DSQ : SCX_DSQ_GLOBAL;
 
-	return scx_bpf_dsq_nr_queued_usable() && scx_bpf_dsq_nr_queued(dsq_id) > 0;
+	return scxk_nr_queued(dsq_id) > 0;
 }
 
 SCXK_STRANDED_SCANNER(scan_for_stranded, scxk_scanned_uncounted)
