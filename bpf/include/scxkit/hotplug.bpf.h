@@ -13,7 +13,8 @@
  *   or that no longer does, before ops.cpu_offline says so (6.19, see scxk_rescue_stranded).
  * - A dying CPU idling while its hotplug thread waits for its runqueue to empty
  *   (scxk_wake_dying_cpus).
- * - Idle CPUs, which look for work only when woken (scxk_kick_idle_cpus).
+ * - Idle CPUs, which look for work only when woken (scxk_kick_idle_cpus), by a timer and,
+ *   around a hotplug, by the CPUs that run tasks (scxk_waker_stand_in_due).
  * - Irq_work left on a dying CPU: a kick or a ring buffer's wakeup (scxk_this_cpu_leaving).
  * - A slice running out on a CPU told offline (scxk_endless_slice_if_leaving).
  */
@@ -466,13 +467,58 @@ static __always_inline void scxk_tend_nothing(void)
 {
 }
 
+/* Where and when the idle waker's timer last fired (SCXK_IDLE_WAKER), for the dumps. */
+s32 scxk_waker_cpu SCXK_SHARED;
+u64 scxk_waker_fired_ns SCXK_SHARED;
+
+/* When a CPU running tasks last did the idle waker's kicks in its stead, ns. */
+u64 scxk_waker_stand_in_ns SCXK_SHARED;
+
+/* Whether the CPU running this should do the idle waker's kicks too, now: some CPU is told
+ * offline, this one is not, and no CPU did them in the last `period_ns` (one CPU claims each
+ * turn). Around a hotplug the waker's kicks alone were not enough: a CPU coming up, idle with
+ * its hotplug thread in its local queue, was woken by nothing (scx_bpfland, 6.19, a hotplug
+ * storm under load: cpuhp/3 runnable for 30 s until the watchdog ejected it, once in 2 runs
+ * of the scenario; scx_rustland, in CI: a hotplug that did not return within 60 s). A timer
+ * armed again from its callback stays on its CPU, where a CPU told offline kicks nobody (see
+ * scxk_this_cpu_leaving), and each CPU's kicks go through its own irq_work, which a hotplug
+ * can leave held (see there): kicks from whichever CPUs run tasks do not depend on either.
+ * Costs one read while no CPU is told offline. */
+static __always_inline bool scxk_waker_stand_in_due(u64 period_ns)
+{
+	u64 now, last;
+
+	if (!scxk_nr_told_offline || scxk_this_cpu_leaving())
+		return false;
+	now = bpf_ktime_get_ns();
+	last = scxk_waker_stand_in_ns;
+	return (s64)(now - last) >= (s64)period_ns &&
+	       __sync_bool_compare_and_swap(&scxk_waker_stand_in_ns, last, now);
+}
+
+/* How long ago `ns` was, in ms; 0 for never (0). */
+static __always_inline u64 scxk_ms_since(u64 ns, u64 now)
+{
+	return ns ? (now - ns) / NSEC_PER_MSEC : 0;
+}
+
+/* Adds to the kernel's debug dump (ops.dump only) where and how long ago the idle waker last
+ * fired, and a CPU last stood in for it (scxk_waker_stand_in_due); `prefix`, a string
+ * literal, starts the line. */
+#define SCXK_DUMP_WAKER(prefix, now)                                                          \
+	scxk_dump(prefix ": waker fired on CPU %d %llu ms ago, stood in for %llu ms ago "    \
+			 "(0: never), CPUs told offline %u\n",                               \
+		  scxk_waker_cpu, scxk_ms_since(scxk_waker_fired_ns, now),                   \
+		  scxk_ms_since(scxk_waker_stand_in_ns, now), scxk_nr_told_offline)
+
 /* SCXK_IDLE_WAKER(name, period_ns, wanted, tend): a BPF timer that wakes the idle CPUs every
  * `period_ns` while `wanted()` says queued work waits with no CPU taking it: a CPU looks for
  * work only in ops.dispatch, which an idle CPU does not call. Each time it also wakes the
  * CPUs that may sleep on their own local queue (scxk_kick_stranded) and those on their way
  * offline (scxk_wake_dying_cpus); first, it calls `tend()` (scxk_tend_nothing, or a
- * scheduler's own upkeep of its queues). Defines the timer's map `name` and
- * `name##_start()`, to call from ops.init. */
+ * scheduler's own upkeep of its queues). Defines the timer's map `name`, `name##_start()`,
+ * to call from ops.init, and `name##_stand_in()`, to call from ops.running: it does the
+ * kicks from there too while some CPU is told offline (see scxk_waker_stand_in_due). */
 #define SCXK_IDLE_WAKER(name, period_ns, wanted, tend)                                 \
 	struct name##_slot {                                                           \
 		struct bpf_timer timer;                                                \
@@ -483,15 +529,26 @@ static __always_inline void scxk_tend_nothing(void)
 		__type(key, u32);                                                      \
 		__type(value, struct name##_slot);                                     \
 	} name SEC(".maps");                                                           \
-	static int name##_fire(void *map, int *key, struct bpf_timer *timer)           \
+	static __always_inline void name##_kick(void)                                  \
 	{                                                                              \
-		tend();                                                                \
 		if (wanted())                                                          \
 			scxk_kick_idle_cpus();                                         \
 		scxk_kick_stranded();                                                  \
 		scxk_wake_dying_cpus();                                                \
+	}                                                                              \
+	static int name##_fire(void *map, int *key, struct bpf_timer *timer)           \
+	{                                                                              \
+		scxk_waker_cpu = bpf_get_smp_processor_id();                           \
+		scxk_waker_fired_ns = bpf_ktime_get_ns();                              \
+		tend();                                                                \
+		name##_kick();                                                         \
 		bpf_timer_start(timer, (period_ns), 0);                                \
 		return 0;                                                              \
+	}                                                                              \
+	static __always_inline void name##_stand_in(void)                              \
+	{                                                                              \
+		if (scxk_waker_stand_in_due(period_ns))                                \
+			name##_kick();                                                 \
 	}                                                                              \
 	static __always_inline s32 name##_start(void)                                  \
 	{                                                                              \
@@ -500,6 +557,7 @@ static __always_inline void scxk_tend_nothing(void)
                                                                                        \
 		if (!slot)                                                             \
 			return -ENOENT;                                                \
+		scxk_waker_cpu = bpf_get_smp_processor_id();                           \
 		bpf_timer_init(&slot->timer, &name, CLOCK_MONOTONIC);                  \
 		bpf_timer_set_callback(&slot->timer, name##_fire);                     \
 		return bpf_timer_start(&slot->timer, (period_ns), 0);                  \

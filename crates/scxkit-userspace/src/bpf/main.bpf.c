@@ -179,12 +179,43 @@ void BPF_STRUCT_OPS(usched_dequeue, struct task_struct *p, u64 deq_flags)
 		tctx->custody_seq = 0;
 }
 
+/* Idle CPUs are woken now and then to look for work (a CPU only looks for it in
+ * ops.dispatch, and an idle one does not call it): while the policy is silent, for the tasks
+ * it held; whenever tasks wait in the shared queue, for one queued there while the only CPU
+ * it may use was going idle; and while tasks are in custody, for the policy's decisions,
+ * which only ops.dispatch applies (the CPU that would have, the policy's, may have gone
+ * offline). */
+static __always_inline bool work_unseen(void)
+{
+	return fallback_active(bpf_ktime_get_ns()) || queue_waiting(USCHED_SHARED_DSQ) || custody_nonempty();
+}
+
+SCXK_WALK_COUNTER(stranded_scanned, USCHED_STAT_STRANDED_SCANS, USCHED_STAT_STRANDED_SCANNED_TASKS,
+		  USCHED_STAT_STRANDED_SCAN_NS)
+
+SCXK_STRANDED_SCANNER(scan_for_stranded, stranded_scanned)
+
+/* Hands the tasks that only a CPU going offline may run to that CPU (see
+ * scxk_rescue_stranded), at each of the timer's wakeups: both queues, the shared one (0) and
+ * the kernel threads' (1). */
+_Static_assert(USCHED_SHARED_DSQ == 0 && USCHED_KERNEL_DSQ == 1,
+	       "the stranded scan walks queues 0 and 1");
+static __always_inline void rescue_stranded(void)
+{
+	if (scx_bpf_create_dsq_usable())
+		scan_for_stranded(2, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC / 2);
+}
+
+SCXK_IDLE_WAKER(watch_timer, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC, work_unseen,
+		rescue_stranded)
+
 void BPF_STRUCT_OPS(usched_running, struct task_struct *p)
 {
 	struct task_ctx *tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
 	u64 *running = running_vtime_of(scx_bpf_task_cpu(p));
 
 	scxk_stat_set(USCHED_STAT_RUNNING, 1);
+	watch_timer_stand_in();
 	if (running)
 		*running = tctx ? tctx->vtime : 0;
 	if (!tctx)
@@ -237,36 +268,6 @@ void BPF_STRUCT_OPS(usched_quiescent, struct task_struct *p, u64 deq_flags)
 		clock_quiescent(tctx);
 }
 
-/* Idle CPUs are woken now and then to look for work (a CPU only looks for it in
- * ops.dispatch, and an idle one does not call it): while the policy is silent, for the tasks
- * it held; whenever tasks wait in the shared queue, for one queued there while the only CPU
- * it may use was going idle; and while tasks are in custody, for the policy's decisions,
- * which only ops.dispatch applies (the CPU that would have, the policy's, may have gone
- * offline). */
-static __always_inline bool work_unseen(void)
-{
-	return fallback_active(bpf_ktime_get_ns()) || queue_waiting(USCHED_SHARED_DSQ) || custody_nonempty();
-}
-
-SCXK_WALK_COUNTER(stranded_scanned, USCHED_STAT_STRANDED_SCANS, USCHED_STAT_STRANDED_SCANNED_TASKS,
-		  USCHED_STAT_STRANDED_SCAN_NS)
-
-SCXK_STRANDED_SCANNER(scan_for_stranded, stranded_scanned)
-
-/* Hands the tasks that only a CPU going offline may run to that CPU (see
- * scxk_rescue_stranded), at each of the timer's wakeups: both queues, the shared one (0) and
- * the kernel threads' (1). */
-_Static_assert(USCHED_SHARED_DSQ == 0 && USCHED_KERNEL_DSQ == 1,
-	       "the stranded scan walks queues 0 and 1");
-static __always_inline void rescue_stranded(void)
-{
-	if (scx_bpf_create_dsq_usable())
-		scan_for_stranded(2, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC / 2);
-}
-
-SCXK_IDLE_WAKER(watch_timer, USCHED_WATCH_INTERVAL_MS * NSEC_PER_MSEC, work_unseen,
-		rescue_stranded)
-
 /* A hotplug event needs no restart: the kernel moves the tasks of a CPU that goes away (once
  * those in our queues are handed back to it, scxkit/hotplug.bpf.h) and turns a decision for
  * an offline CPU into one for any CPU; the policy sees the new count. */
@@ -304,8 +305,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(usched_init)
 /* The framework's state in the kernel's debug dump: the queues' clock (each task listed there
  * shows the vtime it was queued with as dsq_vtime; a FIFO policy's vtimes are sequence
  * numbers), the queues (where the kernel has user queues), what the policy has yet to decide
- * (as of its last count: while it is stopped, what it held then), and whether BPF schedules
- * on its own (as of the last dispatch). */
+ * (as of its last count: while it is stopped, what it held then), whether BPF schedules on
+ * its own (as of the last dispatch), and the idle waker. */
 void BPF_STRUCT_OPS(usched_dump, struct scx_dump_ctx *dctx)
 {
 	if (queues_countable())
@@ -314,6 +315,7 @@ void BPF_STRUCT_OPS(usched_dump, struct scx_dump_ctx *dctx)
 			  scx_bpf_dsq_nr_queued(USCHED_KERNEL_DSQ));
 	scxk_dump("usched: vtime_now %llu, sent %llu, undecided %llu, in fallback %d, CPUs online %llu\n",
 		  vtime_now, nr_sent, user_backlog(), fallback_since_ns != 0, nr_cpus_online);
+	SCXK_DUMP_WAKER("usched", bpf_ktime_get_ns());
 }
 
 SCXK_OPS(usched, 0, select_cpu, enqueue, dispatch, dequeue, runnable, running, stopping,

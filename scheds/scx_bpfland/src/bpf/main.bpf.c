@@ -166,6 +166,7 @@ void BPF_STRUCT_OPS(bpfland_running, struct task_struct *p)
 	if (slice < p->scx.slice)
 		task_set_slice(p, tctx, slice);
 	scxk_endless_slice_if_leaving(p);
+	unserved_watch_stand_in();
 	if (cctx) {
 		cctx->running_regular = !tctx->interactive;
 		cctx->running_since_ns = tctx->start_ns;
@@ -269,7 +270,8 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(bpfland_init)
 	return err ? err : unserved_watch_start();
 }
 
-/* bpfland's own state in the kernel's debug dump: what decides whether queued work is taken. */
+/* bpfland's own state in the kernel's debug dump: what decides whether queued work is taken,
+ * and the idle waker. */
 void BPF_STRUCT_OPS(bpfland_dump, struct scx_dump_ctx *dctx)
 {
 	u64 now = bpf_ktime_get_ns();
@@ -283,6 +285,7 @@ void BPF_STRUCT_OPS(bpfland_dump, struct scx_dump_ctx *dctx)
 		  waiting_since_ns ? (now - waiting_since_ns) / NSEC_PER_MSEC : 0, queues_unserved(),
 		  primary_saturated(), regular_served_ns ? (now - regular_served_ns) / NSEC_PER_MSEC : 0, nr_online_cpus,
 		  nr_primary_online);
+	SCXK_DUMP_WAKER("bpfland", now);
 	bpf_for(cpu, 0, nr_cpus) {
 		struct cpu_ctx *cctx = cpu_ctx_get(cpu);
 

@@ -174,6 +174,7 @@ void BPF_STRUCT_OPS(rusty_running, struct task_struct *p)
 	if (round_slice_ns < p->scx.slice)
 		scxk_set_slice(p, round_slice_ns);
 	scxk_endless_slice_if_leaving(p);
+	unserved_waker_stand_in();
 }
 
 void BPF_STRUCT_OPS(rusty_stopping, struct task_struct *p, bool runnable)

@@ -126,6 +126,7 @@ void BPF_STRUCT_OPS(simple_running, struct task_struct *p)
 		*start = bpf_ktime_get_ns();
 	if (time_before(vtime_now, p->scx.dsq_vtime))
 		vtime_now = p->scx.dsq_vtime;
+	idle_waker_stand_in();
 }
 
 void BPF_STRUCT_OPS(simple_stopping, struct task_struct *p, bool runnable)
