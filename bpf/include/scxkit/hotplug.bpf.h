@@ -14,7 +14,7 @@
  * - A dying CPU idling while its hotplug thread waits for its runqueue to empty
  *   (scxk_wake_dying_cpus).
  * - Idle CPUs, which look for work only when woken (scxk_kick_idle_cpus), by a timer and,
- *   around a hotplug, by the CPUs that run tasks (scxk_waker_stand_in_due).
+ *   when it is late around a hotplug, by the CPUs that run tasks (scxk_waker_stand_in_due).
  * - Irq_work left on a dying CPU: a kick or a ring buffer's wakeup (scxk_this_cpu_leaving).
  * - A slice running out on a CPU told offline (scxk_endless_slice_if_leaving).
  */
@@ -255,13 +255,27 @@ static __always_inline void scxk_kick_cpu(s32 cpu, u64 flags)
 		scx_bpf_kick_cpu(cpu, flags);
 }
 
-/* Wakes every idle CPU told offline (`told_offline`), or every other one, unless the
- * kernel cannot or this CPU is leaving (see scxk_this_cpu_leaving). */
-static __always_inline void scxk_kick_idle_told(bool told_offline)
+/* Whether the CPU running this may kick others now: the kernel can, and this CPU is not
+ * leaving (see scxk_this_cpu_leaving), or the caller is a timer's callback. A timer on a
+ * dying CPU is moved away (CPUHP_AP_HRTIMERS_DYING) before that CPU runs its irq_work a last
+ * time (CPUHP_AP_SMPCFD_DYING), both with interrupts off: its callback never runs after that
+ * last run, and a kick it queues before is delivered. Without this exception the idle
+ * waker's timer, on a CPU told offline, kicked nobody for the whole teardown, while the
+ * CPU's hotplug thread waited for its runqueue to empty (scxk_wake_dying_cpus): a hotplug
+ * under scx_rustland did not return within 60 s (6.19, in CI, the first time CPU 1 went
+ * offline; a review saw the timer start on CPU 1 at each load on 6.19). */
+static __always_inline bool scxk_may_kick(bool from_timer)
+{
+	return scx_bpf_kick_cpu_usable() && (from_timer || !scxk_this_cpu_leaving());
+}
+
+/* Wakes every idle CPU told offline (`told_offline`), or every other one, if this CPU may
+ * kick (scxk_may_kick). */
+static __always_inline void scxk_kick_idle_told(bool told_offline, bool from_timer)
 {
 	s32 cpu;
 
-	if (!scx_bpf_kick_cpu_usable() || scxk_this_cpu_leaving())
+	if (!scxk_may_kick(from_timer))
 		return;
 	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
 		if (scxk_cpu_told_offline(cpu) == told_offline)
@@ -275,20 +289,20 @@ static __always_inline void scxk_kick_idle_told(bool told_offline)
  * CPU that idled on a wrong guess was never woken again; a task only it could run waited in
  * a shared queue until an RCU stall (scx_rustland, 6.19, twice in about 10 runs of the hotplug
  * scenario). Woken, it guesses again. */
-static __always_inline void scxk_kick_idle_cpus(void)
+static __always_inline void scxk_kick_idle_cpus(bool from_timer)
 {
-	scxk_kick_idle_told(false);
+	scxk_kick_idle_told(false, from_timer);
 }
 
 /* Wakes each CPU with tasks in its local queue, in case it sleeps with them there: a CPU
  * looks at its local queue only when it schedules, and a task put there after the CPU chose
  * to idle (see scxk_endless_slice_if_leaving), with no wakeup, waits for an unrelated
  * interrupt. A busy CPU, or one already on its way out of idle, ignores the kick. */
-static __always_inline void scxk_kick_stranded(void)
+static __always_inline void scxk_kick_stranded(bool from_timer)
 {
 	s32 cpu;
 
-	if (!scx_bpf_kick_cpu_usable() || !scx_bpf_dsq_nr_queued_usable() || scxk_this_cpu_leaving())
+	if (!scx_bpf_dsq_nr_queued_usable() || !scxk_may_kick(from_timer))
 		return;
 	bpf_for(cpu, 0, scx_bpf_nr_cpu_ids()) {
 		if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu) > 0)
@@ -303,10 +317,10 @@ static __always_inline void scxk_kick_stranded(void)
  * the CPU again: the hotplug waited for good (scx_simple, 6.19, a hotplug storm under fork
  * and CPU hogs: once in about 60 rounds of 40 events). Kicked, the idle CPU schedules again
  * and wakes its hotplug thread; a busy CPU, or one already offline, ignores the kick. */
-static __always_inline void scxk_wake_dying_cpus(void)
+static __always_inline void scxk_wake_dying_cpus(bool from_timer)
 {
 	if (scxk_nr_told_offline)
-		scxk_kick_idle_told(true);
+		scxk_kick_idle_told(true, from_timer);
 }
 
 /* Every CPU's runqueue (weak: a kernel without it in its BTF cannot tell). */
@@ -467,49 +481,56 @@ static __always_inline void scxk_tend_nothing(void)
 {
 }
 
-/* Where and when the idle waker's timer last fired (SCXK_IDLE_WAKER), for the dumps. */
+/* Where and when the idle waker's timer last fired (SCXK_IDLE_WAKER), or was armed by
+ * ops.init: for the dumps, and to tell when it is late (scxk_waker_stand_in_due). */
 s32 scxk_waker_cpu SCXK_SHARED;
 u64 scxk_waker_fired_ns SCXK_SHARED;
 
-/* When a CPU running tasks last did the idle waker's kicks in its stead, ns. */
+/* When a CPU running tasks last did the idle waker's kicks in its stead, ns, and how many
+ * times it did. */
 u64 scxk_waker_stand_in_ns SCXK_SHARED;
+u64 scxk_waker_stand_ins SCXK_SHARED;
 
-/* Whether the CPU running this should do the idle waker's kicks too, now: some CPU is told
- * offline, this one is not, and no CPU did them in the last `period_ns` (one CPU claims each
- * turn). Around a hotplug the waker's kicks alone were not enough: a CPU coming up, idle with
+/* Whether the CPU running this should do the idle waker's kicks now: some CPU is told
+ * offline, the timer is late by more than two of its periods (`period_ns`), this CPU is not
+ * leaving (scxk_may_kick), and no CPU stood in for it in the last period (one CPU claims
+ * each turn). Around a hotplug the waker's kicks did not arrive: a CPU coming up, idle with
  * its hotplug thread in its local queue, was woken by nothing (scx_bpfland, 6.19, a hotplug
  * storm under load: cpuhp/3 runnable for 30 s until the watchdog ejected it, once in 2 runs
- * of the scenario; scx_rustland, in CI: a hotplug that did not return within 60 s). A timer
- * armed again from its callback stays on its CPU, where a CPU told offline kicks nobody (see
- * scxk_this_cpu_leaving), and each CPU's kicks go through its own irq_work, which a hotplug
- * can leave held (see there): kicks from whichever CPUs run tasks do not depend on either.
- * Costs one read while no CPU is told offline. */
+ * of the scenario). A BPF timer is a soft hrtimer, whose callback a loaded CPU may leave to
+ * its ksoftirqd, a task like the others: the CPUs that run tasks do not depend on it. Costs
+ * one read while no CPU is told offline, and a clock read while the timer is on time. */
 static __always_inline bool scxk_waker_stand_in_due(u64 period_ns)
 {
 	u64 now, last;
 
-	if (!scxk_nr_told_offline || scxk_this_cpu_leaving())
+	if (!scxk_nr_told_offline)
 		return false;
 	now = bpf_ktime_get_ns();
 	last = scxk_waker_stand_in_ns;
-	return (s64)(now - last) >= (s64)period_ns &&
-	       __sync_bool_compare_and_swap(&scxk_waker_stand_in_ns, last, now);
+	if ((s64)(now - scxk_waker_fired_ns) <= (s64)(2 * period_ns) ||
+	    (s64)(now - last) < (s64)period_ns || !scxk_may_kick(false) ||
+	    !__sync_bool_compare_and_swap(&scxk_waker_stand_in_ns, last, now))
+		return false;
+	__sync_fetch_and_add(&scxk_waker_stand_ins, 1);
+	return true;
 }
 
-/* How long ago `ns` was, in ms; 0 for never (0). */
-static __always_inline u64 scxk_ms_since(u64 ns, u64 now)
+/* How long ago `ns` was, in ms; -1 for never (0). */
+static __always_inline s64 scxk_ms_since(u64 ns, u64 now)
 {
-	return ns ? (now - ns) / NSEC_PER_MSEC : 0;
+	return ns ? (s64)((now - ns) / NSEC_PER_MSEC) : -1;
 }
 
 /* Adds to the kernel's debug dump (ops.dump only) where and how long ago the idle waker last
  * fired, and a CPU last stood in for it (scxk_waker_stand_in_due); `prefix`, a string
  * literal, starts the line. */
 #define SCXK_DUMP_WAKER(prefix, now)                                                          \
-	scxk_dump(prefix ": waker fired on CPU %d %llu ms ago, stood in for %llu ms ago "    \
-			 "(0: never), CPUs told offline %u\n",                               \
+	scxk_dump(prefix ": waker fired on CPU %d %lld ms ago, stood in %llu times, last %lld " \
+			 "ms ago (-1: never), CPUs told offline %u\n",                       \
 		  scxk_waker_cpu, scxk_ms_since(scxk_waker_fired_ns, now),                   \
-		  scxk_ms_since(scxk_waker_stand_in_ns, now), scxk_nr_told_offline)
+		  scxk_waker_stand_ins, scxk_ms_since(scxk_waker_stand_in_ns, now),          \
+		  scxk_nr_told_offline)
 
 /* SCXK_IDLE_WAKER(name, period_ns, wanted, tend): a BPF timer that wakes the idle CPUs every
  * `period_ns` while `wanted()` says queued work waits with no CPU taking it: a CPU looks for
@@ -518,7 +539,7 @@ static __always_inline u64 scxk_ms_since(u64 ns, u64 now)
  * offline (scxk_wake_dying_cpus); first, it calls `tend()` (scxk_tend_nothing, or a
  * scheduler's own upkeep of its queues). Defines the timer's map `name`, `name##_start()`,
  * to call from ops.init, and `name##_stand_in()`, to call from ops.running: it does the
- * kicks from there too while some CPU is told offline (see scxk_waker_stand_in_due). */
+ * kicks from there too while the timer is late around a hotplug (scxk_waker_stand_in_due). */
 #define SCXK_IDLE_WAKER(name, period_ns, wanted, tend)                                 \
 	struct name##_slot {                                                           \
 		struct bpf_timer timer;                                                \
@@ -529,26 +550,26 @@ static __always_inline u64 scxk_ms_since(u64 ns, u64 now)
 		__type(key, u32);                                                      \
 		__type(value, struct name##_slot);                                     \
 	} name SEC(".maps");                                                           \
-	static __always_inline void name##_kick(void)                                  \
+	static __always_inline void name##_kick(bool from_timer)                       \
 	{                                                                              \
 		if (wanted())                                                          \
-			scxk_kick_idle_cpus();                                         \
-		scxk_kick_stranded();                                                  \
-		scxk_wake_dying_cpus();                                                \
+			scxk_kick_idle_cpus(from_timer);                               \
+		scxk_kick_stranded(from_timer);                                        \
+		scxk_wake_dying_cpus(from_timer);                                      \
 	}                                                                              \
 	static int name##_fire(void *map, int *key, struct bpf_timer *timer)           \
 	{                                                                              \
 		scxk_waker_cpu = bpf_get_smp_processor_id();                           \
 		scxk_waker_fired_ns = bpf_ktime_get_ns();                              \
 		tend();                                                                \
-		name##_kick();                                                         \
+		name##_kick(true);                                                     \
 		bpf_timer_start(timer, (period_ns), 0);                                \
 		return 0;                                                              \
 	}                                                                              \
 	static __always_inline void name##_stand_in(void)                              \
 	{                                                                              \
 		if (scxk_waker_stand_in_due(period_ns))                                \
-			name##_kick();                                                 \
+			name##_kick(false);                                            \
 	}                                                                              \
 	static __always_inline s32 name##_start(void)                                  \
 	{                                                                              \
@@ -558,6 +579,7 @@ static __always_inline u64 scxk_ms_since(u64 ns, u64 now)
 		if (!slot)                                                             \
 			return -ENOENT;                                                \
 		scxk_waker_cpu = bpf_get_smp_processor_id();                           \
+		scxk_waker_fired_ns = bpf_ktime_get_ns();                              \
 		bpf_timer_init(&slot->timer, &name, CLOCK_MONOTONIC);                  \
 		bpf_timer_set_callback(&slot->timer, name##_fire);                     \
 		return bpf_timer_start(&slot->timer, (period_ns), 0);                  \
