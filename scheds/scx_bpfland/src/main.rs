@@ -61,6 +61,13 @@ struct Opts {
           value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
     slice_lag_us: u64,
 
+    /// Regular tasks waiting per CPU for each minimum slice that a regular task is given at
+    /// least: with 40 waiting and the default, 5 minimum slices (fewer switches in a crowd,
+    /// at most --slice-us); 0 keeps the least slice at --slice-min-us whatever the crowd.
+    #[arg(long, value_name = "TASKS", default_value_t = intf::BPFLAND_CROWD_TASKS_DEFAULT as u32,
+          value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    crowd_tasks: u32,
+
     /// Voluntary context switches per second at or above which a task is interactive; 0:
     /// no task is (upstream's `-c 0`).
     #[arg(short = 'c', long, visible_alias = "nvcsw-max-thresh", value_name = "PER_S",
@@ -226,6 +233,7 @@ fn run_once(opts: &Opts, watch: &watch::Watch, attempt: &mut Attempt) -> Result<
     rodata.slice_ns = opts.slice_us * 1000;
     rodata.slice_min_ns = opts.slice_min_us() * 1000;
     rodata.slice_lag_ns = opts.slice_lag_us * 1000;
+    rodata.crowd_tasks = opts.crowd_tasks;
     rodata.run_cap_ns = run_cap_ns(opts.slice_lag_us);
     rodata.nvcsw_threshold = opts.nvcsw_threshold();
     rodata.overflow_delay_ns = opts.overflow_delay_us * 1000;

@@ -16,6 +16,10 @@ enum bpfland_consts {
 	BPFLAND_SLICE_LAG_DEFAULT_US = 20000,
 	BPFLAND_NVCSW_THRESHOLD_DEFAULT = 10,
 	BPFLAND_OVERFLOW_DELAY_DEFAULT_US = 5000,
+	BPFLAND_CROWD_TASKS_DEFAULT = 8,
+	/* A crowd's raised floors (crowd_min_slice) add up to at most this long per round of
+	 * the regular tasks waiting per CPU: well inside BPFLAND_MAX_WAIT_MS. */
+	BPFLAND_CROWD_ROUND_MAX_MS = 500,
 	/* A task's voluntary switches are counted over windows of this length... */
 	BPFLAND_NVCSW_WINDOW_MS = 100,
 	/* ...or of at least this length when the rate is so high that one window classes the

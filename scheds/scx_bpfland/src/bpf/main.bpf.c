@@ -59,17 +59,21 @@ static __always_inline bool wakeup_may_preempt(u32 wake_preempt, u64 enq_flags)
 }
 
 /* An interactive task woken by the regular task running here, which did not preempt it:
- * the waker keeps at most the minimum slice, so that it either sleeps first, as a pipe's
- * writer does, or gives way soon. */
+ * the waker keeps at most the least slice of a regular task now (crowd_min_slice), so that
+ * it either sleeps first, as a pipe's writer does, or gives way soon. */
 static __always_inline void cut_waker_slice(void)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
 	struct cpu_ctx *cctx = cpu_ctx_get(bpf_get_smp_processor_id());
+	u64 floor_ns;
 
 	if (!cctx || !cctx->running_regular || !(waker->scx.flags & SCX_TASK_QUEUED))
 		return;
-	if (waker->scx.slice > slice_min_ns)
-		scxk_set_slice(waker, slice_min_ns);
+	if (waker->scx.slice <= slice_min_ns)
+		return;
+	floor_ns = crowd_min_slice(regular_waiting());
+	if (waker->scx.slice > floor_ns)
+		scxk_set_slice(waker, floor_ns);
 }
 
 void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)

@@ -116,25 +116,61 @@ static __always_inline bool queues_empty(void)
 	return scx_bpf_dsq_nr_queued(BPFLAND_PRIO_DSQ) + scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ) == 0;
 }
 
-/* The slice of a regular task starting to run now: its budget, cut so that the regular
- * tasks waiting share the base slice. With N waiting per CPU, each gets slice_ns / (N + 1),
- * and at least slice_min_ns: a short command queued behind a build then waits about one base
- * slice, whatever the load, rather than one base slice per task ahead of it. (Interactive
- * tasks keep their budget: they run in short bursts, and cutting one only sends it back to
- * its queue.) */
-static __always_inline u64 shared_slice(u64 budget_ns)
+/* Written by userspace before load: regular tasks waiting per CPU for each minimum slice of
+ * the floor (crowd_min_slice); 0 keeps the floor at the minimum slice. */
+RODATA u32 crowd_tasks = BPFLAND_CROWD_TASKS_DEFAULT;
+
+/* Regular tasks waiting per online CPU now; -1 where the kernel cannot count a queue. */
+static __always_inline s64 regular_waiting(void)
 {
-	u64 waiting, share_ns;
 	s32 queued;
 
 	/* In the global-FIFO fallback there is no regular queue to count. */
 	if (!scx_bpf_create_dsq_usable() || !scx_bpf_dsq_nr_queued_usable())
-		return budget_ns;
+		return -1;
 	queued = scx_bpf_dsq_nr_queued(BPFLAND_SHARED_DSQ);
-	waiting = queued > 0 ? (u32)queued / (nr_online_cpus ?: 1) : 0;
+	return queued > 0 ? (u32)queued / (nr_online_cpus ?: 1) : 0;
+}
+
+/* The least slice a regular task gets with `waiting` regular tasks waiting per CPU: the
+ * minimum slice, times one per crowd_tasks waiting, at most the base slice, and at most
+ * BPFLAND_CROWD_ROUND_MAX_MS for the whole crowd's round (never below the minimum). In a crowd each
+ * regular task waits about `waiting` floors for its turn whatever the floor, while every
+ * floor's end is a switch: hackbench on one CPU (200 senders) switched twice as often at a
+ * 1 ms floor. A desktop's background (a few hogs and build jobs per CPU, fewer than
+ * 2 * crowd_tasks) keeps the minimum. */
+static __always_inline u64 crowd_min_slice(s64 waiting)
+{
+	u64 floor_ns, round_cap_ns;
+
+	if (waiting <= 0 || !crowd_tasks)
+		return slice_min_ns;
+	floor_ns = slice_min_ns * ((u64)waiting / crowd_tasks);
+	round_cap_ns = BPFLAND_CROWD_ROUND_MAX_MS * NSEC_PER_MSEC / (u64)waiting;
+	if (floor_ns > round_cap_ns)
+		floor_ns = round_cap_ns;
+	if (floor_ns > slice_ns)
+		floor_ns = slice_ns;
+	return floor_ns > slice_min_ns ? floor_ns : slice_min_ns;
+}
+
+/* The slice of a regular task starting to run now: its budget, cut so that the regular
+ * tasks waiting share the base slice. With N waiting per CPU, each gets slice_ns / (N + 1),
+ * and at least crowd_min_slice: a short command queued behind a build then waits about one
+ * base slice, whatever the load, rather than one base slice per task ahead of it.
+ * (Interactive tasks keep their budget: they run in short bursts, and cutting one only sends
+ * it back to its queue.) */
+static __always_inline u64 shared_slice(u64 budget_ns)
+{
+	s64 waiting = regular_waiting();
+	u64 share_ns, floor_ns;
+
+	if (waiting < 0)
+		return budget_ns;
 	share_ns = slice_ns / (waiting + 1);
-	if (share_ns < slice_min_ns)
-		share_ns = slice_min_ns;
+	floor_ns = crowd_min_slice(waiting);
+	if (share_ns < floor_ns)
+		share_ns = floor_ns;
 	return budget_ns < share_ns ? budget_ns : share_ns;
 }
 
