@@ -109,16 +109,23 @@ static __always_inline bool scxk_dsq_walk_usable(void)
 	       bpf_iter_scx_dsq_destroy_usable() && scx_bpf_dsq_move_usable();
 }
 
-/* Whether this CPU may walk a queue now: the kernel lets BPF walk queues, and no walk of the
- * kind *last_ns keeps took place in the last `interval_ns` (one CPU claims it at a time).
- * *last_ns may be ahead of now (a walk paced later, scxkit/long_wait.bpf.h): hence the signed
- * difference, which as unsigned wrapped and made every dispatch walk. */
-static __always_inline bool scxk_walk_due(u64 *last_ns, u64 now, u64 interval_ns)
+/* Whether this CPU takes the turn that *last_ns paces: none was taken in the last
+ * `interval_ns`, and no other CPU takes this one (it moves *last_ns to now first). *last_ns may
+ * be ahead of now (a walk paced later, scxkit/long_wait.bpf.h): hence the signed difference,
+ * which as unsigned wrapped and made every dispatch walk. */
+static __always_inline bool scxk_claim_turn(u64 *last_ns, u64 now, u64 interval_ns)
 {
 	u64 last = *last_ns;
 
-	return scxk_dsq_walk_usable() && (s64)(now - last) >= (s64)interval_ns &&
+	return (s64)(now - last) >= (s64)interval_ns &&
 	       __sync_bool_compare_and_swap(last_ns, last, now);
+}
+
+/* Whether this CPU may walk a queue now: the kernel lets BPF walk queues, and it claims the
+ * turn of the walks *last_ns paces (scxk_claim_turn). */
+static __always_inline bool scxk_walk_due(u64 *last_ns, u64 now, u64 interval_ns)
+{
+	return scxk_dsq_walk_usable() && scxk_claim_turn(last_ns, now, interval_ns);
 }
 
 /* Counts one more task of a bounded walk in *seen; false once the walk has seen `max`. *seen
@@ -502,18 +509,23 @@ u64 scxk_waker_stand_ins SCXK_SHARED;
  * one read while no CPU is told offline, and a clock read while the timer is on time. */
 static __always_inline bool scxk_waker_stand_in_due(u64 period_ns)
 {
-	u64 now, last;
+	u64 now;
 
 	if (!scxk_nr_told_offline)
 		return false;
 	now = bpf_ktime_get_ns();
-	last = scxk_waker_stand_in_ns;
-	if ((s64)(now - scxk_waker_fired_ns) <= (s64)(2 * period_ns) ||
-	    (s64)(now - last) < (s64)period_ns || !scxk_may_kick(false) ||
-	    !__sync_bool_compare_and_swap(&scxk_waker_stand_in_ns, last, now))
+	if ((s64)(now - scxk_waker_fired_ns) <= (s64)(2 * period_ns) || !scxk_may_kick(false) ||
+	    !scxk_claim_turn(&scxk_waker_stand_in_ns, now, period_ns))
 		return false;
 	__sync_fetch_and_add(&scxk_waker_stand_ins, 1);
 	return true;
+}
+
+/* Notes that the idle waker's timer fired (or was armed) now, on this CPU. */
+static __always_inline void scxk_waker_note_fired(void)
+{
+	scxk_waker_cpu = bpf_get_smp_processor_id();
+	scxk_waker_fired_ns = bpf_ktime_get_ns();
 }
 
 /* How long ago `ns` was, in ms; -1 for never (0). */
@@ -559,8 +571,7 @@ static __always_inline s64 scxk_ms_since(u64 ns, u64 now)
 	}                                                                              \
 	static int name##_fire(void *map, int *key, struct bpf_timer *timer)           \
 	{                                                                              \
-		scxk_waker_cpu = bpf_get_smp_processor_id();                           \
-		scxk_waker_fired_ns = bpf_ktime_get_ns();                              \
+		scxk_waker_note_fired();                                               \
 		tend();                                                                \
 		name##_kick(true);                                                     \
 		bpf_timer_start(timer, (period_ns), 0);                                \
@@ -578,8 +589,7 @@ static __always_inline s64 scxk_ms_since(u64 ns, u64 now)
                                                                                        \
 		if (!slot)                                                             \
 			return -ENOENT;                                                \
-		scxk_waker_cpu = bpf_get_smp_processor_id();                           \
-		scxk_waker_fired_ns = bpf_ktime_get_ns();                              \
+		scxk_waker_note_fired();                                               \
 		bpf_timer_init(&slot->timer, &name, CLOCK_MONOTONIC);                  \
 		bpf_timer_set_callback(&slot->timer, name##_fire);                     \
 		return bpf_timer_start(&slot->timer, (period_ns), 0);                  \

@@ -119,7 +119,8 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	if (overflow_now(p, tctx->slice_ns, enq_flags))
 		return;
-	if (preempt_enabled && tctx->interactive && may_preempt && preempt_for(p, tctx->slice_ns, enq_flags))
+	if (preempt_enabled && tctx->interactive && may_preempt &&
+	    preempt_for(p, tctx->slice_ns, enq_flags))
 		return;
 	if (preempt_enabled && tctx->interactive && unseen_from_task)
 		cut_waker_slice();

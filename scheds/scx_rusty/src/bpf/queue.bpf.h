@@ -131,7 +131,8 @@ static __always_inline u64 queue_vtime(struct task_struct *p, u32 dom, u64 slice
 }
 
 /* Queues p on its home domain's queue. */
-static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice, u64 enq_flags)
+static __always_inline void queue_task(struct task_struct *p, struct task_ctx *tctx, u64 slice,
+				       u64 enq_flags)
 {
 	u64 *since;
 
@@ -328,8 +329,9 @@ static __always_inline bool take_stranded(s32 cpu, u32 own_dom)
  * and a task queued 1 s in another domain, which may be allowed only on CPUs that left it
  * (also while a CPU may be on its way offline, before it is told: a task allowed on CPUs 1
  * and 3, queued with CPUs 2-3, waits there for CPU 3, which serves nothing while the hotplug
- * waits for an RCU grace period, and that period may wait for the task). Only those: were every domain a leaving CPU left unserved taken first, each CPU would serve
- * the others and not its own, whose tasks (the RCU kthread) would wait for seconds. */
+ * waits for an RCU grace period, and that period may wait for the task). Only those: were
+ * every domain a leaving CPU left unserved taken first, each CPU would serve the others and
+ * not its own, whose tasks (the RCU kthread) would wait for seconds. */
 static __always_inline bool take_work(s32 cpu)
 {
 	u32 dom = cpu_dom(cpu);
