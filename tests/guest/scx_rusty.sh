@@ -241,6 +241,16 @@ if [ "${counts%% *}" -eq 8 ]; then
 else
     fail "with --no-load-balance the workers stay on domain 0" "per domain: $counts"
 fi
+# The kernel's debug dump (SysRq D) carries rusty's own lines: one per domain, the 8
+# workers queued on domain 0's two CPUs, and the idle waker.
+sched_ext_dump > /tmp/rusty-dump.txt
+if [ "$(grep -c '^rusty: domain [0-3] (node [01]): queued ' /tmp/rusty-dump.txt)" -eq 4 ] &&
+   grep -q '^rusty: domain 0 (node 0): queued [1-9]' /tmp/rusty-dump.txt &&
+   grep -q '^rusty: waker fired on CPU' /tmp/rusty-dump.txt; then
+    pass "the kernel's debug dump shows rusty's domains: $(grep '^rusty: domain 0' /tmp/rusty-dump.txt)"
+else
+    fail "the kernel's debug dump shows rusty's domains" "$(grep -c . /tmp/rusty-dump.txt) lines: $(grep '^rusty' /tmp/rusty-dump.txt | head -n 5)"
+fi
 stop_workers
 expect_clean_exit "scx_rusty --no-load-balance" "$LOG2"
 requested=$(grep "totals:" "$LOG2" | tail -n 1 | sed -n 's/.*requested \([0-9]*\/[0-9]*\).*/\1/p')

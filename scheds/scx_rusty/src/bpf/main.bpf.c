@@ -320,10 +320,29 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(rusty_init)
 	return unserved_waker_start();
 }
 
+/* rusty's own state in the kernel's debug dump: each domain's queue, how long it has waited
+ * for its own CPUs, its clock, and whether one of its CPUs is leaving; then the idle waker. */
+void BPF_STRUCT_OPS(rusty_dump, struct scx_dump_ctx *dctx)
+{
+	u64 now = bpf_ktime_get_ns();
+	u32 dom;
+
+	bpf_for(dom, 0, nr_doms) {
+		u64 *clock = dom_clock_get(dom);
+
+		scxk_dump("rusty: domain %u (node %u): queued %d, waiting for %lld ms (-1: not), "
+			  "clock %llu ms, losing a CPU %d\n",
+			  dom, dom_nodes[dom & (RUSTY_MAX_DOMS - 1)], scxk_nr_queued(dom),
+			  scxk_ms_since(*dom_waiting_since(dom), now),
+			  clock ? *clock / NSEC_PER_MSEC : 0, dom_losing_cpu(dom));
+	}
+	SCXK_DUMP_WAKER("rusty", now);
+}
+
 /* The kernel's idle tracking serves the idle-CPU selection. A CPU's last task, let go by
  * dispatch for a move, passes through enqueue (SCX_OPS_ENQ_LAST); so does a task that may not
  * migrate at the moment (SCX_OPS_ENQ_MIGRATION_DISABLED: without it the kernel puts such a
  * task on its CPU itself, and the `pinned` path is never taken). */
 SCXK_OPS(rusty, SCX_OPS_KEEP_BUILTIN_IDLE | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
 	 select_cpu, enqueue, dispatch, runnable, quiescent, running, stopping, set_weight,
-	 set_cpumask, enable, init_task, exit_task, cpu_online, cpu_offline, init);
+	 set_cpumask, enable, init_task, exit_task, cpu_online, cpu_offline, init, dump);
