@@ -62,8 +62,9 @@ struct Opts {
     slice_lag_us: u64,
 
     /// Regular tasks waiting per CPU for each minimum slice that a regular task is given at
-    /// least: with 40 waiting and the default, 5 minimum slices (fewer switches in a crowd,
-    /// at most --slice-us); 0 keeps the least slice at --slice-min-us whatever the crowd.
+    /// least: with 40 waiting and the default, 5 minimum slices (fewer switches in a crowd;
+    /// at most --slice-us, and at most 500 ms for the whole crowd's round); 0 keeps the least
+    /// slice at --slice-min-us whatever the crowd.
     #[arg(long, value_name = "TASKS", default_value_t = intf::BPFLAND_CROWD_TASKS_DEFAULT as u32,
           value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     crowd_tasks: u32,
