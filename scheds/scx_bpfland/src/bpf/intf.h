@@ -18,7 +18,8 @@ enum bpfland_consts {
 	BPFLAND_OVERFLOW_DELAY_DEFAULT_US = 5000,
 	BPFLAND_CROWD_TASKS_DEFAULT = 8,
 	/* A crowd's raised floors (crowd_min_slice) add up to at most this long per round of
-	 * the regular tasks waiting per CPU: well inside BPFLAND_MAX_WAIT_MS. */
+	 * the regular tasks waiting per CPU: half BPFLAND_MAX_WAIT_MS. (The floor is never
+	 * below the minimum slice: --slice-min-us times the crowd may be longer.) */
 	BPFLAND_CROWD_ROUND_MAX_MS = 500,
 	/* A task's voluntary switches are counted over windows of this length... */
 	BPFLAND_NVCSW_WINDOW_MS = 100,

@@ -157,7 +157,8 @@ static __always_inline u64 crowd_min_slice(s64 waiting)
 /* The slice of a regular task starting to run now: its budget, cut so that the regular
  * tasks waiting share the base slice. With N waiting per CPU, each gets slice_ns / (N + 1),
  * and at least crowd_min_slice: a short command queued behind a build then waits about one
- * base slice, whatever the load, rather than one base slice per task ahead of it.
+ * base slice, rather than one base slice per task ahead of it, and in a crowd at most one
+ * round of raised floors (BPFLAND_CROWD_ROUND_MAX_MS).
  * (Interactive tasks keep their budget: they run in short bursts, and cutting one only sends
  * it back to its queue.) */
 static __always_inline u64 shared_slice(u64 budget_ns)
