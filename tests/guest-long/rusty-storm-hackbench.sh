@@ -4,7 +4,8 @@
 # 4 CPUs in 2 nodes: every CPU but 0 off and on, four rounds. FAILS on the current code, and
 # is kept out of the default suite until it passes: within a minute the kernel reports an
 # RCU stall (a task preempted in a read-side section is not run again for 21 s: P62, which
-# is khugepaged, nice 19, in this guest: the wait bound fails somewhere), while scx_rusty's
+# is khugepaged, nice 19, in this guest: runnable from the first reload on, and the grace
+# period began while sched_ext was disabled between reloads, under EEVDF), while scx_rusty's
 # reload after the storm waits for the CPU hotplug lock (scx_root_enable_workfn in
 # cpus_read_lock) and a CPU coming up waits for the grace period. Found by a review on
 # 2026-12-06, on the code landed then and after. Run it with
