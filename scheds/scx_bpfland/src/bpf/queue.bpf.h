@@ -134,10 +134,10 @@ static __always_inline s64 regular_waiting(void)
 
 /* The least slice a regular task gets with `waiting` regular tasks waiting per CPU: the
  * minimum slice, times one per crowd_tasks waiting, at most the base slice, and at most
- * BPFLAND_CROWD_ROUND_MAX_MS for the whole crowd's round (never below the minimum). In a crowd each
- * regular task waits about `waiting` floors for its turn whatever the floor, while every
- * floor's end is a switch: hackbench on one CPU (200 senders) switched twice as often at a
- * 1 ms floor. A desktop's background (a few hogs and build jobs per CPU, fewer than
+ * BPFLAND_CROWD_ROUND_MAX_MS for the whole crowd's round (never below the minimum). In a
+ * crowd each regular task waits about `waiting` floors for its turn, while every floor's end
+ * is a switch: hackbench on one CPU (200 senders) switched half again as often at a 1 ms
+ * floor. A desktop's background (a few hogs and build jobs per CPU, fewer than
  * 2 * crowd_tasks) keeps the minimum. */
 static __always_inline u64 crowd_min_slice(s64 waiting)
 {
