@@ -34,7 +34,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 /// all busy. Upstream's spellings of these options are accepted too (README: "Upstream's
 /// options"); its options that scx_bpfland does not implement are refused by name.
 #[derive(Debug, Parser)]
-#[command(name = "scx_bpfland")]
+#[command(name = "scx_bpfland", allow_negative_numbers = true)]
 struct Opts {
     /// Base time slice, in microseconds.
     #[arg(short = 's', long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_DEFAULT_US as u64,
@@ -319,5 +319,12 @@ mod tests {
         assert_eq!(parse(&["-L", "300"]).unwrap().slice_min_us(), 300);
         assert!(parse(&["-L", "300", "-S", "400"]).unwrap_err().contains("cannot be used with"));
         assert!(parse(&["-S", "-m", "all"]).unwrap_err().contains("upstream's -S/--sticky-tasks"));
+    }
+
+    #[test]
+    fn a_negative_value_is_refused_naming_its_option() {
+        let err = parse(&["--crowd-tasks", "-1"]).unwrap_err();
+        assert!(err.contains("'-1' for '--crowd-tasks <TASKS>'"), "{err}");
+        assert!(parse(&["--slice-us", "-5"]).unwrap_err().contains("--slice-us"));
     }
 }
