@@ -22,7 +22,7 @@ pub const MAN_SECTION: &str = "8";
 /// (A scheduler that refuses upstream's options parses with [`crate::upstream::parse`],
 /// which does the same.)
 pub fn parse<T: Parser>() -> T {
-    let mut command = with_docs_option(T::command());
+    let mut command = scheduler_command(T::command());
     let mut matches = command.get_matches_mut();
     exit_if_asked::<T>(&matches);
     T::from_arg_matches_mut(&mut matches).unwrap_or_else(|err| err.format(&mut command).exit())
@@ -45,7 +45,14 @@ pub(crate) fn exit_if_asked<T: Parser>(matches: &ArgMatches) {
 }
 
 /// `command` with the hidden `--generate-docs DIR`.
-pub(crate) fn with_docs_option(command: Command) -> Command {
+/// A scheduler's command line as every scheduler parses it: with `--generate-docs`, and a
+/// negative number taken as a value, so that `--slice-us -5` is refused naming `--slice-us`
+/// (not as an unknown argument '-5').
+pub(crate) fn scheduler_command(command: Command) -> Command {
+    with_docs_option(command).allow_negative_numbers(true)
+}
+
+fn with_docs_option(command: Command) -> Command {
     command.arg(
         Arg::new(GENERATE_DOCS)
             .long(GENERATE_DOCS)

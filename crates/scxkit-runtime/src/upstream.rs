@@ -122,7 +122,7 @@ where
     S: Into<OsString> + Clone,
 {
     let refused: Vec<&Unsupported> = unsupported.iter().chain(LIBBPF_OPTIONS).collect();
-    let mut command = crate::docs::with_docs_option(with_hidden_args(T::command(), &refused));
+    let mut command = crate::docs::scheduler_command(with_hidden_args(T::command(), &refused));
     let matches = command.try_get_matches_from_mut(args)?;
     crate::docs::exit_if_asked::<T>(&matches);
     if let Some(option) = refused.iter().find(|u| u.asked_for(&matches)) {

@@ -34,7 +34,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 /// all busy. Upstream's spellings of these options are accepted too (README: "Upstream's
 /// options"); its options that scx_bpfland does not implement are refused by name.
 #[derive(Debug, Parser)]
-#[command(name = "scx_bpfland", allow_negative_numbers = true)]
+#[command(name = "scx_bpfland")]
 struct Opts {
     /// Base time slice, in microseconds.
     #[arg(short = 's', long, value_name = "US", default_value_t = intf::BPFLAND_SLICE_DEFAULT_US as u64,

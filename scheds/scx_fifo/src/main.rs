@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 /// First come, first served, decided in userspace.
 #[derive(Debug, Parser)]
-#[command(name = "scx_fifo", allow_negative_numbers = true)]
+#[command(name = "scx_fifo")]
 struct Opts {
     /// Time slice of every task, in microseconds.
     #[arg(long, value_name = "US", default_value_t = 5000,

@@ -27,7 +27,7 @@ Troubleshooting:
 /// Upstream's spellings of these options are accepted too (README: "Upstream's options");
 /// its options that scx_rustland does not implement are refused by name.
 #[derive(Debug, Parser)]
-#[command(name = "scx_rustland", after_help = TROUBLESHOOTING, allow_negative_numbers = true)]
+#[command(name = "scx_rustland", after_help = TROUBLESHOOTING)]
 struct Opts {
     /// Time slice when few tasks wait, in microseconds; it shrinks as more tasks wait per CPU,
     /// and in proportion to weight for tasks lighter than nice 0.

@@ -15,7 +15,7 @@ use scxkit_runtime::{CommonOpts, SchedulerOptions};
 /// Upstream's spellings of these options are accepted too (README: "Upstream's options");
 /// its options that scx_rusty does not implement are refused by name.
 #[derive(Debug, Parser)]
-#[command(name = "scx_rusty", allow_negative_numbers = true)]
+#[command(name = "scx_rusty")]
 pub struct Opts {
     /// Make one domain per cache of this level (2: L2) instead of one per last-level cache.
     #[arg(short = 'c', long, value_name = "LEVEL", conflicts_with = "cpumasks",

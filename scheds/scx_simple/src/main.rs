@@ -30,7 +30,7 @@ const SPEC: SchedulerSpec = SchedulerSpec {
 
 /// A minimal sched_ext scheduler: idle CPUs first, then one queue ordered by weighted vtime.
 #[derive(Debug, Parser)]
-#[command(name = "scx_simple", allow_negative_numbers = true)]
+#[command(name = "scx_simple")]
 struct Opts {
     /// Time slice of every task, in microseconds.
     #[arg(long, value_name = "US", default_value_t = intf::SIMPLE_SLICE_DEFAULT_US as u64,
