@@ -29,7 +29,8 @@ kill "$bench" 2>/dev/null; killall -q hackbench; stop_hogs; wait "$bench" 2>/dev
 # A reload after the storm is allowed (the online CPUs may settle on another set): give it
 # its time, then the scheduler must be attached and stop cleanly.
 wait_for 60 is_enabled
-check "scx_rusty attached after $ROUNDS storm rounds under hackbench and 40 hogs" \
-    sh -c "kill -0 $SCHED_PID && [ \"\$(cat /sys/kernel/sched_ext/root/ops 2>/dev/null)\" = rusty ]"
+ops=$(sched_ops)
+check "scx_rusty attached after $ROUNDS storm rounds under hackbench and 40 hogs (ops '$ops')" \
+    sh -c "kill -0 $SCHED_PID && [ '$ops' = rusty ]"
 expect_clean_exit "scx_rusty (storm under hackbench)" "$LOG"
 finish
