@@ -6,10 +6,10 @@
 # that does not return, a hung task or an RCU stall ends the boot at once with the guest's
 # state (lib.sh: set_cpu_online, watch_kernel_stalls). The kernel must never eject a
 # scheduler for hotplug: scx_simple, scx_bpfland and scx_rustland follow each event
-# (ops.cpu_online / ops.cpu_offline) and stay attached throughout; scx_rusty follows them too,
-# and is loaded again from userspace once the online CPUs settle on a set its domains were
-# not built for (the kernel's own restart on hotplug starved an RCU grace period on 6.19, with
-# scx_rusty half-unloaded for good). scx_bpfland also loses its whole primary domain
+# (ops.cpu_online / ops.cpu_offline) and stay attached throughout; so does scx_rusty, which is
+# loaded again from userspace only once a CPU offline at its load comes online (the kernel's
+# own restart on hotplug starved an RCU grace period on 6.19, with scx_rusty half-unloaded
+# for good). scx_bpfland also loses its whole primary domain
 # (primary_gone).
 . /scxkit/lib.sh
 EVENTS=${1:-40}
@@ -106,11 +106,17 @@ storm scx_bpfland bpfland "$EVENTS" follows --primary-domain 0x3
 # No suspend (every CPU but 0) in the suite: it passed on 7.3, and was ejected once on 6.19 (open).
 primary_gone "$(found_on 7.3 12 6)" 0
 storm scx_rustland rustland "$EVENTS" follows
-# scx_rusty: the storm, then CPU 3 away long enough for a rebuild, and back.
+# scx_rusty: the storm and CPU 3 away for seconds, followed without a reload; then loaded
+# with CPU 3 offline, and loaded again once it comes online.
 start_sched /tmp/scx_rusty.log scx_rusty
 expect_loaded scx_rusty rusty /tmp/scx_rusty.log
-hotplug_storm scx_rusty rusty /tmp/scx_rusty.log "$RUSTY_EVENTS" rebuilds
-expect_hotplug_rebuild scx_rusty rusty /tmp/scx_rusty.log
+hotplug_storm scx_rusty rusty /tmp/scx_rusty.log "$RUSTY_EVENTS" follows
+expect_cpu_away_followed scx_rusty rusty /tmp/scx_rusty.log
+set_cpu_online "$(( $(nproc) - 1 ))" 0
+expect_clean_exit scx_rusty /tmp/scx_rusty.log
+start_sched /tmp/scx_rusty.log scx_rusty
+expect_loaded "scx_rusty (CPU $(( $(nproc) - 1 )) offline)" rusty /tmp/scx_rusty.log
+expect_rebuilt_for_new_cpu scx_rusty rusty /tmp/scx_rusty.log "$(( $(nproc) - 1 ))"
 expect_clean_exit scx_rusty /tmp/scx_rusty.log
 echo "---- scx_rusty: $(count_matches /tmp/scx_rusty.log 'followed without a restart') events followed, $(count_matches /tmp/scx_rusty.log 'restarting: .*settled on') rebuilds"
 finish

@@ -359,23 +359,41 @@ expect_survives() {
 
 enable_seq() { cat /sys/kernel/sched_ext/enable_seq 2>/dev/null; }
 
-# expect_hotplug_rebuild NAME OPS LOG: a scheduler built for the CPUs online at load
-# (scx_rusty's domains) follows a CPU going offline, then, once the online CPUs have settled,
-# the runtime loads it again for them; and again once the CPU is back.
-expect_hotplug_rebuild() {
+# expect_cpu_away_followed NAME OPS LOG: a scheduler built for the CPUs online at load
+# (scx_rusty's domains) follows CPU n-1 going away for longer than a rebuild waits for the
+# CPUs to settle (REBUILD_AFTER_QUIET, 2 s), and coming back: no reload, no restart, and its
+# balancer's capacities follow the CPUs online ("balancing for CPUs ...").
+expect_cpu_away_followed() {
     local name=$1 ops=$2 log=$3 cpu seq0 rebuilds0 without with ok=1; cpu=$(( $(nproc) - 1 ))
     seq0=$(enable_seq) rebuilds0=$(count_matches "$log" "restarting: .*settled on")
     set_cpu_online "$cpu" 0
     without=$(cat /sys/devices/system/cpu/online)
-    rebuilt_for "$log" "$without" $((rebuilds0 + 1)) || ok=0
+    wait_for 20 sh -c "grep 'balancing for CPUs' $log | tail -n 1 | grep -q 'CPUs $without:'" || ok=0
+    sleep 3
     set_cpu_online "$cpu" 1
     with=$(cat /sys/devices/system/cpu/online)
-    rebuilt_for "$log" "$with" $((rebuilds0 + 2)) || ok=0
-    if [ "$ok" = 1 ] && [ "$(enable_seq)" -ge $((seq0 + 2)) ] && [ "$(sched_ops)" = "$ops" ] \
-            && [ "$(kernel_restarts "$log")" = 0 ] && kill -0 "$SCHED_PID"; then
-        pass "$name is loaded again for CPUs $without once they settle without CPU $cpu, and for $with once it is back, by itself (enable_seq $seq0 -> $(enable_seq))"
+    wait_for 20 sh -c "grep 'balancing for CPUs' $log | tail -n 1 | grep -q 'CPUs $with:'" || ok=0
+    if [ "$ok" = 1 ] && [ "$(enable_seq)" = "$seq0" ] && [ "$(count_matches "$log" "restarting: .*settled on")" = "$rebuilds0" ] \
+            && [ "$(kernel_restarts "$log")" = 0 ] && is_enabled && [ "$(sched_ops)" = "$ops" ] && kill -0 "$SCHED_PID"; then
+        pass "$name follows CPU $cpu away for seconds and back without a reload (enable_seq $seq0 unchanged), balancing for CPUs $without, then $with"
     else
-        fail "$name is loaded again for the CPUs online" "enable_seq $seq0 -> $(enable_seq), state $(sched_state); log: $(grep -E 'restart|settled|followed' "$log" | tail -n 4)"
+        fail "$name follows a CPU away and back without a reload" "enable_seq $seq0 -> $(enable_seq), state $(sched_state); log: $(grep -E 'balancing for|restart|settled' "$log" | tail -n 4)"
+    fi
+}
+
+# expect_rebuilt_for_new_cpu NAME OPS LOG CPU: LOG's scheduler, loaded while CPU was offline
+# (its domains have no place for it), is loaded again by itself for the CPUs online once CPU
+# comes online and they settle.
+expect_rebuilt_for_new_cpu() {
+    local name=$1 ops=$2 log=$3 cpu=$4 seq0 rebuilds0 with
+    seq0=$(enable_seq) rebuilds0=$(count_matches "$log" "restarting: .*settled on")
+    set_cpu_online "$cpu" 1
+    with=$(cat /sys/devices/system/cpu/online)
+    if rebuilt_for "$log" "$with" $((rebuilds0 + 1)) && [ "$(enable_seq)" -ge $((seq0 + 1)) ] \
+            && [ "$(sched_ops)" = "$ops" ] && [ "$(kernel_restarts "$log")" = 0 ] && kill -0 "$SCHED_PID"; then
+        pass "$name, loaded with CPU $cpu offline, is loaded again for CPUs $with once it comes online (enable_seq $seq0 -> $(enable_seq))"
+    else
+        fail "$name is loaded again for a CPU that came online" "enable_seq $seq0 -> $(enable_seq), state $(sched_state); log: $(grep -E 'restart|settled|followed' "$log" | tail -n 4)"
     fi
 }
 
@@ -415,7 +433,7 @@ expect_hotplug_followed() {
 # and fork load: CPU n-1 alone, then CPUs 1 to n-1 together, by turns (CPU 0 stays). The
 # kernel must never eject the scheduler. MODE "follows": it stays attached throughout
 # (enable_seq unchanged); "rebuilds": the runtime may load it again for the CPUs online
-# where a pause lets them settle (Hotplug::RebuildsWhenSettled).
+# where a pause lets them settle (Hotplug::RebuildsForNewCpus, for a CPU offline at load).
 hotplug_storm() {
     local name=$1 ops=$2 log=$3 events=$4 mode=$5 last i=0 cpu seq0 start_s load pinned pair
     last=$(( $(nproc) - 1 ))

@@ -124,7 +124,7 @@ const ECODE_ACT_RESTART: i64 = 1 << 48;
 
 impl ExitInfo {
     /// The exit of a scheduler the runtime detached to load it again for the CPUs online now
-    /// (`Hotplug::RebuildsWhenSettled`): a restart for hotplug, as the kernel asks for one.
+    /// (`Hotplug::RebuildsForNewCpus`): a restart for hotplug, as the kernel asks for one.
     /// Only its own detach: an exit the kernel recorded meanwhile (an error, SysRq) stays.
     pub fn rebuilt_for_hotplug(self, online: &str) -> ExitInfo {
         if !self.detached_by_runtime() {

@@ -1,11 +1,13 @@
 //! CPU hotplug, as the runtime sees it: the kernel's hotplug sequence (an attach made with a
 //! stale one is refused), waiting until no CPU is half-way on or offline before an attach,
 //! noticing the events a scheduler follows by itself (`ops.cpu_online` / `ops.cpu_offline`),
-//! and when one built for other CPUs is due to be loaded again (`Hotplug::RebuildsWhenSettled`).
+//! and when one built without a CPU online now is due to be loaded again
+//! (`Hotplug::RebuildsForNewCpus`).
 
 use crate::spec::{Hotplug, REBUILD_AFTER_QUIET};
 use crate::sysfs_state::{sched_ext_sysfs, SchedExtState};
 use anyhow::{Context, Result};
+use scxkit::Cpumask;
 use log::{info, warn};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -108,7 +110,7 @@ pub enum HotplugNews {
     Nothing,
     /// CPUs went on or offline (the new sequence number) and the scheduler stayed loaded.
     Followed(u64),
-    /// A [`Hotplug::RebuildsWhenSettled`] scheduler is due to be loaded again for these
+    /// A [`Hotplug::RebuildsForNewCpus`] scheduler is due to be loaded again for these
     /// online CPUs.
     Rebuild(String),
 }
@@ -140,7 +142,7 @@ impl HotplugWatch {
             self.last_event = now;
             return HotplugNews::Followed(seq);
         }
-        if self.mode != Hotplug::RebuildsWhenSettled || now.duration_since(self.last_event) < REBUILD_AFTER_QUIET {
+        if self.mode != Hotplug::RebuildsForNewCpus || now.duration_since(self.last_event) < REBUILD_AFTER_QUIET {
             return HotplugNews::Nothing;
         }
         let online = online_cpu_list();
@@ -153,11 +155,23 @@ impl HotplugWatch {
 }
 
 /// Whether a scheduler loaded for the CPUs `loaded_for` must be loaded again, the CPUs
-/// `online` being online now and `moving()` half-way on or offline: never mid-transition.
-/// `moving` reads two sysfs files per CPU, so it runs only once the online list differs
-/// (this runs every exit check: at 1,024 CPUs, 20,000 reads a second otherwise).
+/// `online` being online now and `moving()` half-way on or offline: when a CPU online now
+/// was not at load (it has no place in the scheduler's state), never mid-transition. CPUs
+/// gone offline since are followed. `moving` reads two sysfs files per CPU, so it runs only
+/// once such a CPU is online (this runs every exit check: at 1,024 CPUs, 20,000 reads a
+/// second otherwise).
 fn rebuild_due(loaded_for: &str, online: &str, moving: impl FnOnce() -> Vec<u32>) -> bool {
-    !online.is_empty() && online != loaded_for && moving().is_empty()
+    online != loaded_for && has_cpu_not_in(online, loaded_for) && moving().is_empty()
+}
+
+/// Whether the CPU list `list` holds a CPU that `other` does not (an unreadable list: no).
+fn has_cpu_not_in(list: &str, other: &str) -> bool {
+    let nr_cpus = |text: &str| text.split([',', '-']).filter_map(|n| n.trim().parse::<usize>().ok()).max().map_or(0, |m| m + 1);
+    let size = nr_cpus(list).max(nr_cpus(other));
+    match (Cpumask::parse_list(list, size), Cpumask::parse_list(other, size)) {
+        (Ok(list), Ok(other)) => !list.is_empty() && !list.is_subset_of(&other),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -243,11 +257,16 @@ mod tests {
     }
 
     #[test]
-    fn a_rebuild_waits_for_a_change_that_stays_and_for_no_cpu_in_transition() {
+    fn a_rebuild_waits_for_a_new_cpu_that_stays_and_for_no_cpu_in_transition() {
         assert!(!rebuild_due("0-3", "0-3", Vec::new), "back where it was loaded: no rebuild");
-        assert!(rebuild_due("0-3", "0-2", Vec::new));
-        assert!(!rebuild_due("0-3", "0-2", || vec![3]), "a CPU half-way");
+        assert!(!rebuild_due("0-3", "0-2", Vec::new), "a CPU gone offline is followed");
+        assert!(!rebuild_due("0-3", "0", Vec::new), "every CPU but 0 gone (a suspend) is followed");
+        assert!(rebuild_due("0-2", "0-3", Vec::new), "CPU 3 was offline at load");
+        assert!(rebuild_due("0,2", "0-1", Vec::new), "one CPU went, another came");
+        assert!(rebuild_due("0-7", "0-7,64", Vec::new));
+        assert!(!rebuild_due("0-2", "0-3", || vec![3]), "a CPU half-way");
         assert!(!rebuild_due("0-3", "", Vec::new), "the online list could not be read");
+        assert!(!rebuild_due("0-3", "0-x", Vec::new), "nor parsed");
     }
 
     #[test]
@@ -258,8 +277,9 @@ mod tests {
             Vec::new()
         };
         assert!(!rebuild_due("0-3", "0-3", scan));
+        assert!(!rebuild_due("0-3", "0-2", scan));
         assert_eq!(scans.get(), 0, "every exit check would read two files per CPU");
-        assert!(rebuild_due("0-3", "0-2", scan));
+        assert!(rebuild_due("0-2", "0-3", scan));
         assert_eq!(scans.get(), 1);
     }
 }

@@ -2,7 +2,7 @@
 //! reads the topology again and builds the whole scheduler anew), watching each one,
 //! reading and publishing its statistics, running its periodic jobs, detaching on a signal,
 //! explaining the exit, and starting again when the kernel asks (CPU hotplug) or when one
-//! built for other CPUs is due (`Hotplug::RebuildsWhenSettled`).
+//! built for other CPUs is due (`Hotplug::RebuildsForNewCpus`).
 
 use crate::backends;
 use crate::cli::{exit_on_bad_options, CommonOpts, SchedulerOptions};

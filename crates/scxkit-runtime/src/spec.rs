@@ -40,14 +40,17 @@ pub const SELECT_CPU_AND_VTIME_KFUNCS: &[&str] = &[
 pub enum Hotplug {
     /// Its state follows the online CPUs: no restart, ever.
     Follows,
-    /// It follows each event for a while, but its state (scx_rusty's domains) is built from
-    /// the CPUs online when it was loaded: once the online CPUs differ from those and none has
-    /// gone on or offline for [`REBUILD_AFTER_QUIET`], the runtime detaches it and loads it
-    /// again, from userspace. A burst of events (a suspend, a storm) that ends where it began
-    /// needs no restart.
-    RebuildsWhenSettled,
+    /// Its state (scx_rusty's domains) is built from the CPUs online when it was loaded. It
+    /// follows a CPU of those going offline and coming back for as long as it stays loaded:
+    /// a reload leaves every task on the default scheduler meanwhile, where beside a few
+    /// hundred CPU hogs a nice-19 kernel thread preempted in an RCU read section waits long
+    /// enough for an RCU stall, and the reload itself, and the hotplug, then wait for that
+    /// grace period. Only once a CPU it has no place for (offline at load) has come online,
+    /// and none has gone on or offline for [`REBUILD_AFTER_QUIET`], the runtime detaches it
+    /// and loads it again for the CPUs online then, from userspace.
+    RebuildsForNewCpus,
 }
 
-/// How long the online CPUs must stay as they are before a [`Hotplug::RebuildsWhenSettled`]
+/// How long the online CPUs must stay as they are before a [`Hotplug::RebuildsForNewCpus`]
 /// scheduler is loaded again for them.
 pub const REBUILD_AFTER_QUIET: std::time::Duration = std::time::Duration::from_secs(2);

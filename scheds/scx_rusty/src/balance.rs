@@ -3,6 +3,7 @@
 //! written back for the BPF side to apply (home.bpf.h). With --no-load-balance the pass
 //! still runs, for its statistics, and nothing is written.
 
+use crate::capacity::OnlineCapacity;
 use crate::bpf_io::{clear_requests, monotonic_ns, Expired, read_dom_loads, read_tasks, write_requests, TaskView};
 use crate::intf::RUSTY_NR_LB_LEVELS;
 use crate::tuner::Tuning;
@@ -13,6 +14,7 @@ use scxkit::lb::load::task_loads;
 use scxkit::lb::{metrics as lbm, Balancer, LevelCost, LevelOutcomes, PassReport, Task};
 use scxkit::metrics::Snapshot;
 use scxkit::Cpumask;
+use scxkit_runtime::hotplug::online_cpu_list;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -51,6 +53,8 @@ pub struct LbJob<'a> {
     pub maps: LbMaps<'a>,
     pub half_life_ns: u64,
     pub nr_online: usize,
+    /// Sets the balancer's capacities for the CPUs online now.
+    pub capacity: OnlineCapacity,
     pub enabled: bool,
     /// What the statistics read.
     pub shared: SharedRef,
@@ -62,6 +66,9 @@ impl LbJob<'_> {
     /// One pass, with loads weighted when the machine is `fully_utilized`. Ok(true) when it
     /// wrote the pass's requests: the tune map's pass number must then move on.
     pub fn run(&mut self, fully_utilized: bool) -> Result<bool> {
+        if let Some(nr_online) = self.capacity.follow(&online_cpu_list(), &mut self.balancer.hierarchy) {
+            self.nr_online = nr_online;
+        }
         let now = monotonic_ns();
         let dump = read_tasks(self.maps.tasks, now, self.half_life_ns)?;
         let views = dump.tasks;

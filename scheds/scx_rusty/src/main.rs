@@ -4,6 +4,7 @@
 scxkit_runtime::scheduler_modules!();
 mod balance;
 mod bpf_io;
+mod capacity;
 mod control;
 mod domains;
 mod opts;
@@ -26,8 +27,9 @@ use tuner::Tuner;
 
 const SPEC: SchedulerSpec = SchedulerSpec {
     name: "scx_rusty",
-    // Its domains come from the CPUs online at load: rebuilt once they change for good.
-    hotplug: scxkit_runtime::Hotplug::RebuildsWhenSettled,
+    // Its domains come from the CPUs online at load: it follows those going off and on, and is
+    // rebuilt once a CPU it has no domain for comes online.
+    hotplug: scxkit_runtime::Hotplug::RebuildsForNewCpus,
     required_kfuncs: scxkit_runtime::spec::SELECT_CPU_AND_VTIME_KFUNCS,
     optional_kfuncs: &[
         ("scx_bpf_create_dsq", "every domain shares the global FIFO: no per-domain queues, no stealing"),
@@ -94,6 +96,7 @@ fn run_once(opts: &Opts, attempt: &mut Attempt) -> Result<ExitInfo> {
         maps: LbMaps { tasks: &task_iter, requests: &skel.maps.lb_requests, dom_stats: &skel.maps.dom_stats },
         half_life_ns: opts.half_life_ns(),
         nr_online: topo.nr_online(),
+        capacity: capacity::OnlineCapacity::new(&topo, &doms),
         enabled: !opts.no_load_balance,
         shared: shared.clone(),
         last_pass_ns: 0,

@@ -58,11 +58,19 @@ pub(crate) fn balance_children(
         return false;
     }
     let margin = |c: GroupId| policy.imbalance_threshold * average * state.h.groups[c].capacity.max(1) as f64;
-    let mut pushers: Vec<GroupId> = children.iter().copied().filter(|&c| deviation(state, c, average) > margin(c)).collect();
+    // A group without capacity (every CPU offline) never receives, and gives up all it holds
+    // to any group with capacity, thresholds aside: it cannot run it.
+    let stranded = |state: &PassState, c: GroupId| state.h.groups[c].capacity == 0 && state.group_load(c) > 0;
+    let below_margin = |state: &PassState, c: GroupId| -deviation(state, c, average) > margin(c);
+    let mut pushers: Vec<GroupId> =
+        children.iter().copied().filter(|&c| stranded(state, c) || deviation(state, c, average) > margin(c)).collect();
     pushers.sort_by(|&x, &y| state.normalized(y).total_cmp(&state.normalized(x)).then(x.cmp(&y)));
-    // A group without capacity (every CPU offline) never receives.
-    let mut pullers: Vec<GroupId> =
-        children.iter().copied().filter(|&c| state.h.groups[c].capacity > 0 && -deviation(state, c, average) > margin(c)).collect();
+    let any_stranded = pushers.iter().any(|&c| stranded(state, c));
+    let mut pullers: Vec<GroupId> = children
+        .iter()
+        .copied()
+        .filter(|&c| state.h.groups[c].capacity > 0 && (any_stranded || below_margin(state, c)))
+        .collect();
     pullers.sort_by(|&x, &y| state.normalized(x).total_cmp(&state.normalized(y)).then(x.cmp(&y)));
     match (pushers.is_empty(), pullers.is_empty()) {
         (true, true) => outcomes.balanced += 1,
@@ -72,12 +80,20 @@ pub(crate) fn balance_children(
     }
     let mut worked = false;
     for &a in &pushers {
-        let mut budget = policy.push_cap * deviation(state, a, average);
+        let all = stranded(state, a);
+        let mut budget = if all { state.group_load(a) as f64 } else { policy.push_cap * deviation(state, a, average) };
         for &b in &pullers {
             if budget <= 0.0 {
                 break;
             }
-            let transfer = policy.transfer_share * deviation(state, a, average).min(-deviation(state, b, average));
+            if !all && !below_margin(state, b) {
+                continue;
+            }
+            let transfer = if all {
+                state.group_load(a) as f64
+            } else {
+                policy.transfer_share * deviation(state, a, average).min(-deviation(state, b, average))
+            };
             if transfer <= 0.0 {
                 continue;
             }

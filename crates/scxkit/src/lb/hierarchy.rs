@@ -78,16 +78,26 @@ impl Hierarchy {
 
     /// NUMA nodes, then the given domains (normally one per LLC), with the default policies.
     pub fn numa_domains(topo: &Topology, domains: &Domains) -> Result<Hierarchy> {
-        let leaves: Vec<LeafSpec> = domains
-            .domains
-            .iter()
-            .map(|d| LeafSpec {
-                domain: d.id,
-                path: vec![d.node],
-                capacity: d.cpus.iter().filter(|c| topo.online.test(*c)).map(|c| topo.cpus[&c].capacity as u64).sum(),
-            })
-            .collect();
+        let capacities = online_capacities(topo, domains, &topo.online);
+        let leaves: Vec<LeafSpec> =
+            domains.domains.iter().map(|d| LeafSpec { domain: d.id, path: vec![d.node], capacity: capacities[d.id] }).collect();
         Hierarchy::build(&leaves, vec![LevelPolicy::node(), LevelPolicy::domain()])
+    }
+
+    /// Sets each domain's capacity (indexed by domain) and its ancestors' sums: for the CPUs
+    /// online now, when a scheduler follows CPUs going on and offline instead of rebuilding.
+    pub fn set_domain_capacities(&mut self, capacities: &[u64]) {
+        for g in &mut self.groups {
+            g.capacity = 0;
+        }
+        for (domain, &leaf) in self.leaf_of_domain.iter().enumerate() {
+            let capacity = capacities.get(domain).copied().unwrap_or(0);
+            let mut up = Some(leaf);
+            while let Some(g) = up {
+                self.groups[g].capacity += capacity;
+                up = self.groups[g].parent;
+            }
+        }
     }
 
     pub fn nr_domains(&self) -> usize {
@@ -111,6 +121,13 @@ impl Hierarchy {
     pub fn at_depth(&self, depth: usize) -> impl Iterator<Item = GroupId> + '_ {
         (0..self.groups.len()).filter(move |&g| self.groups[g].depth == depth)
     }
+}
+
+/// Each domain's capacity (indexed by domain): the sum of its CPUs' in `online`. A CPU the
+/// topology does not know (offline when it was read) counts as none.
+pub fn online_capacities(topo: &Topology, domains: &Domains, online: &crate::Cpumask) -> Vec<u64> {
+    let capacity_of = |cpu: usize| topo.cpus.get(&cpu).map_or(0, |c| c.capacity as u64);
+    domains.domains.iter().map(|d| d.cpus.iter().filter(|&c| online.test(c)).map(capacity_of).sum()).collect()
 }
 
 fn child_with_key(groups: &mut Vec<Group>, parent: GroupId, depth: usize, key: usize) -> GroupId {

@@ -446,3 +446,34 @@ fn a_small_domain_is_not_left_far_above_its_share() {
     let share = total as f64 * 1024.0 / 9216.0;
     assert!((on_small as f64) < 1.3 * share, "the 1-CPU node holds {:.2} busy tasks, its share is {:.2}", on_small as f64 / BUSY as f64, share / BUSY as f64);
 }
+
+#[test]
+fn capacities_follow_the_online_cpus_and_an_empty_domain_is_emptied() {
+    let topo = fixture("xeon-gold-6138-2s");
+    let domains = Domains::per_llc(&topo);
+    let mut h = Hierarchy::numa_domains(&topo, &domains).unwrap();
+    let full = h.groups[0].capacity;
+    let mut online = topo.online.clone();
+    for cpu in domains.domains[1].cpus.iter() {
+        online.clear(cpu);
+    }
+    let capacities = hierarchy::online_capacities(&topo, &domains, &online);
+    assert_eq!(capacities[1], 0);
+    h.set_domain_capacities(&capacities);
+    assert_eq!(h.groups[h.leaf_of_domain[1]].capacity, 0);
+    assert_eq!(h.groups[0].capacity, full - capacities_sum(&topo, &domains.domains[1].cpus), "the root sums its leaves again");
+    let node_of_1 = h.groups[h.leaf_of_domain[1]].parent.unwrap();
+    let leaves_sum: u64 = h.groups[node_of_1].children.iter().map(|&c| h.groups[c].capacity).sum();
+    assert_eq!(h.groups[node_of_1].capacity, leaves_sum);
+
+    let n = h.nr_domains();
+    let mut tasks: Vec<Task> = (0..topo.nr_online()).map(|i| task(BUSY, i % n)).collect();
+    let mut lb = Balancer::new(h, Mode::Propagate);
+    lb.pass(&mut tasks);
+    // Its 40 tasks are under 17% of the other node's 40 CPUs' average: thresholds aside.
+    assert_eq!(count_per_domain(&tasks, n)[1], 0, "a domain whose CPUs are all offline keeps no task");
+}
+
+fn capacities_sum(topo: &crate::Topology, cpus: &Cpumask) -> u64 {
+    cpus.iter().map(|c| topo.cpus[&c].capacity as u64).sum()
+}

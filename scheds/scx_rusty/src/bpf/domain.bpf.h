@@ -19,6 +19,16 @@ RODATA u32 dom_nodes[RUSTY_MAX_DOMS];
 RODATA u64 dom_cpus[RUSTY_MAX_DOMS][RUSTY_MAX_CPUS / 64];
 RODATA u32 dom_nr_cpus[RUSTY_MAX_DOMS];
 
+/* How many CPUs of each domain ops.cpu_offline told gone (and ops.cpu_online not back): the
+ * scheduler follows a CPU away for as long as it stays loaded, so the walks over every CPU
+ * that look for one gone run only for a domain that lost one. */
+u32 dom_nr_told_offline[RUSTY_MAX_DOMS];
+
+static __always_inline u32 *dom_told_offline(u32 dom)
+{
+	return &dom_nr_told_offline[dom & (RUSTY_MAX_DOMS - 1)];
+}
+
 struct dom_mask_slot {
 	struct bpf_cpumask __kptr *cpus;
 };
@@ -89,8 +99,12 @@ static __always_inline bool cpu_usable(const struct task_struct *p, u32 cpu)
 /* Whether p may run on a CPU of domain `dom` that is online (as ops.cpu_offline told). */
 static __always_inline bool dom_serves(u32 dom, const struct task_struct *p)
 {
+	s32 own = scx_bpf_task_cpu(p);
 	u32 cpu;
 
+	/* Most tasks sit on a CPU of their home: no walk. */
+	if (cpu_dom(own) == dom && cpu_usable(p, own))
+		return true;
 	bpf_for(cpu, 0, nr_cpus) {
 		if (cpu_dom(cpu) == dom && cpu_usable(p, cpu))
 			return true;

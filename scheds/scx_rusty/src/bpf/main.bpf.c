@@ -277,16 +277,20 @@ static __always_inline s32 build_dom_mask(struct dom_mask_slot *slot, u32 dom)
 /* The domains are those of the CPUs online at load, and they stay through hotplug events:
  * a task whose domain has no online CPU it may use gets a home elsewhere (refresh_home), what
  * waits in such a domain's queue is taken by other CPUs (take_work), and a CPU that no domain
- * holds serves domain 0. Once the online CPUs settle on another set,
- * userspace loads the scheduler again for them (Hotplug::RebuildsWhenSettled). No exit for
- * a restart here: the kernel would then unload the scheduler inside the hotplug. */
+ * holds serves domain 0. Once such a CPU has come online and the CPUs settled, userspace loads
+ * the scheduler again for them (Hotplug::RebuildsForNewCpus). No exit for a restart here: the
+ * kernel would then unload the scheduler inside the hotplug. */
 void BPF_STRUCT_OPS(rusty_cpu_online, s32 cpu)
 {
+	if (scxk_cpu_told_offline(cpu))
+		__sync_fetch_and_sub(dom_told_offline(cpu_dom(cpu)), 1);
 	scxk_record_online(cpu, true);
 }
 
 void BPF_STRUCT_OPS(rusty_cpu_offline, s32 cpu)
 {
+	if (!scxk_cpu_told_offline(cpu))
+		__sync_fetch_and_add(dom_told_offline(cpu_dom(cpu)), 1);
 	scxk_record_online(cpu, false);
 	if (scx_bpf_create_dsq_usable())
 		scxk_rescue_from_offline(cpu_dom(cpu), cpu);

@@ -81,7 +81,7 @@ static __always_inline u64 *dom_waiting_since(u32 dom)
 	return &dom_waiting_since_ns[dom & (RUSTY_MAX_DOMS - 1)];
 }
 
-/* Whether a CPU of domain `dom` is offline or on its way there (until the restart). */
+/* Whether a CPU of domain `dom` is offline or on its way there. */
 static __always_inline bool dom_losing_cpu(u32 dom)
 {
 	u32 cpu;
@@ -288,6 +288,8 @@ static __always_inline bool dom_dead(u32 dom)
 {
 	u32 cpu;
 
+	if (!*dom_told_offline(dom))
+		return false;
 	bpf_for(cpu, 0, nr_cpus) {
 		if (cpu_dom(cpu) == dom && !scxk_cpu_offline(cpu))
 			return false;
@@ -324,7 +326,7 @@ static __always_inline bool take_stranded(s32 cpu, u32 own_dom)
 
 /* Fills `cpu`'s local queue: its own domain, then greedy stealing, then a domain its own
  * CPUs do not serve. While a CPU is told offline, what no CPU of its own domain can run comes
- * before the own domain: the queue of a domain with no CPU online (until the rebuild; a CPU of
+ * before the own domain: the queue of a domain with no CPU online (while it has none; a CPU of
  * a domain full of hogs would never get to it, and the RCU kthread waiting there stalls RCU),
  * and a task queued 1 s in another domain, which may be allowed only on CPUs that left it
  * (also while a CPU may be on its way offline, before it is told: a task allowed on CPUs 1
