@@ -112,11 +112,12 @@ start_sched /tmp/scx_rusty.log scx_rusty
 expect_loaded scx_rusty rusty /tmp/scx_rusty.log
 hotplug_storm scx_rusty rusty /tmp/scx_rusty.log "$RUSTY_EVENTS" follows
 expect_cpu_away_followed scx_rusty rusty /tmp/scx_rusty.log
-set_cpu_online "$(( $(nproc) - 1 ))" 0
+LAST_CPU=$(( $(nproc) - 1 ))
+set_cpu_online "$LAST_CPU" 0
 expect_clean_exit scx_rusty /tmp/scx_rusty.log
 start_sched /tmp/scx_rusty.log scx_rusty
-expect_loaded "scx_rusty (CPU $(( $(nproc) - 1 )) offline)" rusty /tmp/scx_rusty.log
-expect_rebuilt_for_new_cpu scx_rusty rusty /tmp/scx_rusty.log "$(( $(nproc) - 1 ))"
+expect_loaded "scx_rusty (CPU $LAST_CPU offline)" rusty /tmp/scx_rusty.log
+expect_rebuilt_for_new_cpu scx_rusty rusty /tmp/scx_rusty.log "$LAST_CPU"
 expect_clean_exit scx_rusty /tmp/scx_rusty.log
 echo "---- scx_rusty: $(count_matches /tmp/scx_rusty.log 'followed without a restart') events followed, $(count_matches /tmp/scx_rusty.log 'restarting: .*settled on') rebuilds"
 finish
