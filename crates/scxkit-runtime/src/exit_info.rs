@@ -133,7 +133,7 @@ impl ExitInfo {
         ExitInfo {
             restart: true,
             exit_code: ECODE_ACT_RESTART | ECODE_RSN_HOTPLUG,
-            msg: format!("the online CPUs settled on {online}: loading again for them"),
+            msg: format!("a CPU it was built without came online; the online CPUs settled on {online}: loading again for them"),
             ..self
         }
     }

@@ -3,8 +3,8 @@
 //! written back for the BPF side to apply (home.bpf.h). With --no-load-balance the pass
 //! still runs, for its statistics, and nothing is written.
 
-use crate::capacity::OnlineCapacity;
 use crate::bpf_io::{clear_requests, monotonic_ns, Expired, read_dom_loads, read_tasks, write_requests, TaskView};
+use crate::capacity::OnlineCapacity;
 use crate::intf::RUSTY_NR_LB_LEVELS;
 use crate::tuner::Tuning;
 use anyhow::Result;
