@@ -11,7 +11,9 @@
 //! pair least imbalanced), among those that strictly reduce the pair's imbalance, may run in
 //! the target and have not moved in this pass; the transfer only says when the pair stops.
 //! A pair is worked until its transfer is done, the pusher reached its push cap, no task
-//! fits, or the pass reached its move cap; then the next pair.
+//! fits, or the pass reached its move cap; then the next pair. A child without capacity
+//! (every CPU of it offline) never pulls, and pushes all its load, thresholds aside, to any
+//! sibling with capacity: it cannot run any of it.
 
 use super::candidate::Candidate;
 use super::hierarchy::GroupId;

@@ -19,16 +19,6 @@ RODATA u32 dom_nodes[RUSTY_MAX_DOMS];
 RODATA u64 dom_cpus[RUSTY_MAX_DOMS][RUSTY_MAX_CPUS / 64];
 RODATA u32 dom_nr_cpus[RUSTY_MAX_DOMS];
 
-/* How many CPUs of each domain ops.cpu_offline told gone (and ops.cpu_online not back): the
- * scheduler follows a CPU away for as long as it stays loaded, so the walks over every CPU
- * that look for one gone run only for a domain that lost one. */
-u32 dom_nr_told_offline[RUSTY_MAX_DOMS];
-
-static __always_inline u32 *dom_told_offline(u32 dom)
-{
-	return &dom_nr_told_offline[dom & (RUSTY_MAX_DOMS - 1)];
-}
-
 struct dom_mask_slot {
 	struct bpf_cpumask __kptr *cpus;
 };
@@ -96,20 +86,46 @@ static __always_inline bool cpu_usable(const struct task_struct *p, u32 cpu)
 	return !scxk_cpu_offline(cpu) && bpf_cpumask_test_cpu(cpu, p->cpus_ptr);
 }
 
+/* The u64 words of a row of dom_cpus. */
+#define DOM_WORDS (RUSTY_MAX_CPUS / 64)
+
+/* Whether domain `dom` has a CPU offline or on its way there (`offline`), else one online
+ * that p may use (any task when p is NULL). Walks the domain's own CPUs (dom_cpus), not every
+ * CPU: a CPU may stay away for as long as the scheduler stays loaded, and these run at
+ * dispatches and wakeups meanwhile. */
+static __always_inline bool dom_any_cpu(u32 dom, const struct task_struct *p, bool offline)
+{
+	u32 w, i;
+
+	bpf_for(w, 0, DOM_WORDS) {
+		u64 word;
+
+		if (w * 64 >= nr_cpus)
+			break;
+		word = dom_cpus[dom & (RUSTY_MAX_DOMS - 1)][w & (DOM_WORDS - 1)];
+		bpf_for(i, 0, 64) {
+			s32 cpu;
+
+			if (!word)
+				break;
+			cpu = w * 64 + __builtin_ctzll(word);
+			word &= word - 1;
+			if (offline ? scxk_cpu_offline(cpu) : p ? cpu_usable(p, cpu) : !scxk_cpu_offline(cpu))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Whether p may run on a CPU of domain `dom` that is online (as ops.cpu_offline told). */
 static __always_inline bool dom_serves(u32 dom, const struct task_struct *p)
 {
 	s32 own = scx_bpf_task_cpu(p);
-	u32 cpu;
 
 	/* Most tasks sit on a CPU of their home: no walk. */
 	if (cpu_dom(own) == dom && cpu_usable(p, own))
 		return true;
-	bpf_for(cpu, 0, nr_cpus) {
-		if (cpu_dom(cpu) == dom && cpu_usable(p, cpu))
-			return true;
-	}
-	return false;
+	return dom_any_cpu(dom, p, false);
 }
 
 /* A home in `allowed` with an online CPU that p may use: the domain of p's CPU if it is one,

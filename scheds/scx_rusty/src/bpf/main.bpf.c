@@ -243,8 +243,6 @@ void BPF_STRUCT_OPS(rusty_exit_task, struct task_struct *p, struct scx_exit_task
 	bpf_map_delete_elem(&lb_requests, &pid);
 }
 
-#define DOM_WORDS (RUSTY_MAX_CPUS / 64)
-
 /* Whether `cpu` is in domain `dom`'s row of dom_cpus. The word's index is checked right
  * before the access: the verifier forgets the bound of a value kept across a loop. */
 static __always_inline bool dom_has_cpu(u32 dom, u32 cpu)
@@ -282,15 +280,11 @@ static __always_inline s32 build_dom_mask(struct dom_mask_slot *slot, u32 dom)
  * kernel would then unload the scheduler inside the hotplug. */
 void BPF_STRUCT_OPS(rusty_cpu_online, s32 cpu)
 {
-	if (scxk_cpu_told_offline(cpu))
-		__sync_fetch_and_sub(dom_told_offline(cpu_dom(cpu)), 1);
 	scxk_record_online(cpu, true);
 }
 
 void BPF_STRUCT_OPS(rusty_cpu_offline, s32 cpu)
 {
-	if (!scxk_cpu_told_offline(cpu))
-		__sync_fetch_and_add(dom_told_offline(cpu_dom(cpu)), 1);
 	scxk_record_online(cpu, false);
 	if (scx_bpf_create_dsq_usable())
 		scxk_rescue_from_offline(cpu_dom(cpu), cpu);

@@ -84,13 +84,7 @@ static __always_inline u64 *dom_waiting_since(u32 dom)
 /* Whether a CPU of domain `dom` is offline or on its way there. */
 static __always_inline bool dom_losing_cpu(u32 dom)
 {
-	u32 cpu;
-
-	bpf_for(cpu, 0, nr_cpus) {
-		if (cpu_dom(cpu) == dom && scxk_cpu_offline(cpu))
-			return true;
-	}
-	return false;
+	return dom_any_cpu(dom, NULL, true);
 }
 
 /* Whether domain `dom`'s queue has held tasks for RUSTY_UNSERVED_MS that none of its own
@@ -286,15 +280,7 @@ static __always_inline bool take_long_waiting(s32 cpu, u32 dom)
 /* Whether no CPU of domain `dom` is online. */
 static __always_inline bool dom_dead(u32 dom)
 {
-	u32 cpu;
-
-	if (!*dom_told_offline(dom))
-		return false;
-	bpf_for(cpu, 0, nr_cpus) {
-		if (cpu_dom(cpu) == dom && !scxk_cpu_offline(cpu))
-			return false;
-	}
-	return true;
+	return !dom_any_cpu(dom, NULL, false);
 }
 
 /* Takes a task from another domain with tasks queued and no CPU online. */
