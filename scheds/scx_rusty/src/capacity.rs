@@ -26,7 +26,8 @@ impl OnlineCapacity {
     /// Sets the hierarchy's capacities for the CPUs online now (`online`, as sysfs lists
     /// them) if they changed; returns how many CPUs are online then.
     pub fn follow(&mut self, online: &str, hierarchy: &mut Hierarchy) -> Option<usize> {
-        if online == self.set_for {
+        // An empty list is an unreadable one (online_cpu_list), not a machine without CPUs.
+        if online == self.set_for || online.trim().is_empty() {
             return None;
         }
         let mask = match Cpumask::parse_list(online, self.topo.nr_cpus) {
@@ -77,6 +78,7 @@ mod tests {
         let back: Vec<u64> = h.leaf_of_domain.iter().map(|&l| h.groups[l].capacity).collect();
         assert_eq!(back, full);
         assert_eq!(cap.follow("0-x", &mut h), None, "an unreadable list keeps the capacities");
+        assert_eq!(cap.follow("", &mut h), None, "so does an empty one");
     }
 
     #[test]
