@@ -6,7 +6,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 command -v busybox >/dev/null || { echo "FAIL busybox is missing (vm/setup-host.sh installs it)"; exit 1; }
 failed=0
-for script in "$top"/vm/guest/init "$top"/vm/guest/*.sh "$top"/bench/*scenario.sh "$top"/tests/guest/*.sh; do
+for script in "$top"/vm/guest/init "$top"/vm/guest/*.sh "$top"/bench/*scenario.sh "$top"/tests/guest/*.sh "$top"/tests/guest-long/*.sh; do
     name=${script#"$top"/}
     if out=$(busybox sh -n "$script" 2>&1); then
         echo "PASS busybox sh parses $name"
