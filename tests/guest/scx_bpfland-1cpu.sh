@@ -108,8 +108,7 @@ wait "$frames"; wait "$jobs"; stop_hogs
 uname_p90=$(sort -n /tmp/uname.txt | sed -n 27p)
 dropped=$(sed -n 's/^frames_dropped_pct \([0-9]*\)\.\([0-9][0-9]\).*/\1\2/p' /tmp/frames.txt | sed 's/^0*\(.\)/\1/')
 frame_p99_us=$(sed -n 's/^frame_p99_ms \([0-9]*\)\.\([0-9][0-9]\).*/\1\20/p' /tmp/frames.txt | sed 's/^0*\(.\)/\1/')
-late_after_start=$(sed -n 's/^frames_late //p' /tmp/frames.txt | tr ',' '\n' |
-    awk -F: -v n="$STARTUP_FRAMES" '$1 ~ /^[0-9]+$/ && $1 + 0 >= n' | tr '\n' ' ')
+late_after_start=$(frames_late_from /tmp/frames.txt "$STARTUP_FRAMES")
 if [ -n "$uname_p90" ] && [ "$uname_p90" -le "$UNAME_P90_MAX_US" ]; then
     pass "a short command under hogs and a build runs at once: uname p90 $uname_p90 us of 30 runs"
 else fail "a short command under hogs and a build runs at once" "uname p90 '${uname_p90:-?}' us; $(tail -n 2 "$LOG4")"; fi

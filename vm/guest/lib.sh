@@ -535,6 +535,12 @@ now_us() {
 # latency_ms CMD...: runs CMD (fork, exec, exit) and prints how long it took, in ms.
 latency_ms() { echo $(( $(scxkit-probe run-latency -- "$@") / 1000 )); }
 
+# frames_late_from FILE N: the late frames (index:ms, space-separated) that a frame loop's
+# report in FILE (scxkit-probe frames) lists at or after frame N.
+frames_late_from() {
+    sed -n 's/^frames_late //p' "$1" | tr ',' '\n' | awk -F: -v n="$2" '$1 ~ /^[0-9]+$/ && $1 + 0 >= n' | tr '\n' ' '
+}
+
 # start_hogs N [CPUS]: N CPU-bound shell loops (allowed on CPUS only, if given); their pids
 # in HOGS.
 start_hogs() {
