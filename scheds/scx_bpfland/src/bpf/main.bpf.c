@@ -90,6 +90,7 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	tctx->slice_ns = task_slice(tctx);
+	credit_new_sleeper(tctx, enq_flags);
 	may_preempt = wakeup_may_preempt(tctx->wake_preempt, enq_flags);
 	unseen_from_task = !may_preempt && tctx->wake_preempt == BPFLAND_WAKE_UNSEEN &&
 			   (enq_flags & SCX_ENQ_WAKEUP);
