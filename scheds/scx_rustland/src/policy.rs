@@ -11,8 +11,20 @@ use std::num::NonZeroU32;
 
 /// Weight of a nice-0 task.
 const WEIGHT_NICE0: u64 = scxkit_userspace::NICE0_WEIGHT as u64;
-/// The switch rate is averaged over periods of at least this long, ns.
+/// The switch rate is averaged over periods of at least this long, ns...
 const RATE_PERIOD_NS: u64 = 100_000_000;
+/// ...but a task's first period may close after this long, with at least
+/// FIRST_PERIOD_MIN_SWITCHES, at a rate of FIRST_PERIOD_RATE_FACTOR times the threshold or
+/// more (two sleeps within 50 ms by default), and then seeds the average at
+/// FIRST_PERIOD_SEED_FACTOR times the threshold: a 60 Hz frame loop started beside a build
+/// is interactive from its third frame, rather than waiting behind the build's jobs for
+/// 100 ms (its frames 1 to 6 were late by up to 85 ms, one CPU). A CPU-bound task that
+/// slept once at its start is not promoted, and one promoted so is demoted after three
+/// quiet periods.
+const FIRST_PERIOD_MIN_NS: u64 = 10_000_000;
+const FIRST_PERIOD_MIN_SWITCHES: u64 = 2;
+const FIRST_PERIOD_RATE_FACTOR: f64 = 4.0;
+const FIRST_PERIOD_SEED_FACTOR: f64 = 2.0;
 /// Tasks not seen for this long are forgotten, ns.
 const FORGET_AFTER_NS: u64 = 10_000_000_000;
 /// Room for this many tasks' state, made up front so the loop does not allocate.
@@ -40,6 +52,8 @@ struct TaskState {
     vruntime: u64,
     /// Voluntary switches per second, a decaying average.
     nvcsw_rate: f64,
+    /// Whether a period has closed yet (nvcsw_rate means something).
+    rate_known: bool,
     rate_nvcsw: u64,
     rate_since_ns: u64,
     last_seen_ns: u64,
@@ -48,18 +62,37 @@ struct TaskState {
 
 impl TaskState {
     fn new(vruntime: u64, nvcsw: u64, now_ns: u64) -> TaskState {
-        TaskState { vruntime, nvcsw_rate: 0.0, rate_nvcsw: nvcsw, rate_since_ns: now_ns, last_seen_ns: now_ns, watch_logged_ns: 0 }
+        TaskState { vruntime, nvcsw_rate: 0.0, rate_known: false, rate_nvcsw: nvcsw, rate_since_ns: now_ns, last_seen_ns: now_ns, watch_logged_ns: 0 }
+    }
+
+    /// Whether the task has slept (`nvcsw` switches so far) since it was first seen, its
+    /// rate not known yet.
+    fn slept_unclassed(&self, nvcsw: u64) -> bool {
+        !self.rate_known && nvcsw > self.rate_nvcsw
     }
 
     /// Folds the switches since the last period into the average: each period of at least
-    /// RATE_PERIOD_NS weighs a quarter.
-    fn update_rate(&mut self, nvcsw: u64, now_ns: u64) {
+    /// RATE_PERIOD_NS weighs a quarter. A first period closed early, at a high rate
+    /// (FIRST_PERIOD_MIN_NS), seeds the average: promotion is quick, demotion takes full
+    /// periods.
+    fn update_rate(&mut self, nvcsw: u64, now_ns: u64, threshold: f64) {
         let elapsed_ns = now_ns.saturating_sub(self.rate_since_ns);
-        if elapsed_ns < RATE_PERIOD_NS {
+        let switches = nvcsw.saturating_sub(self.rate_nvcsw);
+        if elapsed_ns < FIRST_PERIOD_MIN_NS {
             return;
         }
-        let rate = nvcsw.saturating_sub(self.rate_nvcsw) as f64 * 1e9 / elapsed_ns as f64;
-        self.nvcsw_rate = 0.75 * self.nvcsw_rate + 0.25 * rate;
+        let rate = switches as f64 * 1e9 / elapsed_ns as f64;
+        if elapsed_ns >= RATE_PERIOD_NS {
+            self.nvcsw_rate = 0.75 * self.nvcsw_rate + 0.25 * rate;
+        } else if !self.rate_known
+            && switches >= FIRST_PERIOD_MIN_SWITCHES
+            && rate >= threshold * FIRST_PERIOD_RATE_FACTOR
+        {
+            self.nvcsw_rate = threshold * FIRST_PERIOD_SEED_FACTOR;
+        } else {
+            return;
+        }
+        self.rate_known = true;
         self.rate_nvcsw = nvcsw;
         self.rate_since_ns = now_ns;
     }
@@ -119,6 +152,17 @@ impl Rustland {
         WakeGrant { budget_ns: self.settings.slice_ns, credit_ns: self.settings.slice_ns }
     }
 
+    /// What running `run_ns` costs a task of `weight` in vruntime: inversely to its weight,
+    /// and divided by the boost when it is interactive.
+    fn charge_ns(&self, run_ns: u64, weight: u32, interactive: bool) -> u64 {
+        let charge_ns = run_ns * WEIGHT_NICE0 / u64::from(weight.max(1));
+        if interactive {
+            charge_ns / self.settings.slice_boost
+        } else {
+            charge_ns
+        }
+    }
+
     fn forget_old_tasks(&mut self, now_ns: u64) {
         if now_ns < self.forget_at_ns {
             return;
@@ -168,18 +212,25 @@ impl Policy for Rustland {
         let credit_floor = min_vruntime.saturating_sub(self.settings.slice_ns);
         let new_task_vruntime = min_vruntime.saturating_sub(self.settings.slice_ns / 2);
         let state = self.tasks.entry(task.pid).or_insert_with(|| TaskState::new(new_task_vruntime, task.nvcsw, now_ns));
-        state.update_rate(task.nvcsw, now_ns);
+        state.update_rate(task.nvcsw, now_ns, self.settings.nvcsw_threshold);
         state.last_seen_ns = now_ns;
         let state = *state;
-        let mut charge_ns = task.run_ns * WEIGHT_NICE0 / u64::from(task.weight.max(1));
-        if self.is_interactive(&state) {
-            charge_ns /= self.settings.slice_boost;
+        let interactive = self.is_interactive(&state);
+        let charge_ns = self.charge_ns(task.run_ns, task.weight, interactive);
+        // A sleeper's credit is at most one slice behind the queue. An interactive task, or
+        // one that has slept before its rate is known, is at most what it ran since it last
+        // slept behind that credit, whatever it ran before: waking, where a grant would put
+        // it (wake_grant). A frame loop started beside a build otherwise waited behind the
+        // build's jobs while still unclassed, slept less for its late frames, and was
+        // classed interactive only after half a second of late frames (one CPU).
+        let mut vruntime = (state.vruntime + charge_ns).max(credit_floor);
+        if interactive || state.slept_unclassed(task.nvcsw) {
+            let burst_ns = self.charge_ns(task.runtime_since_sleep_ns, task.weight, interactive);
+            vruntime = vruntime.min(credit_floor + burst_ns);
         }
-        // A sleeper's credit is at most one slice behind the queue.
-        let vruntime = (state.vruntime + charge_ns).max(credit_floor);
         self.tasks.get_mut(&task.pid).expect("just inserted").vruntime = vruntime;
         self.arrivals += 1;
-        self.queue.insert((vruntime, self.arrivals), (task, self.is_interactive(&state)));
+        self.queue.insert((vruntime, self.arrivals), (task, interactive));
         self.log_watched(&task, now_ns);
     }
 
@@ -337,12 +388,12 @@ mod tests {
     fn frequent_sleepers_become_interactive_and_are_charged_less() {
         let mut state = TaskState::new(0, 0, 0);
         for period in 1..=10 {
-            state.update_rate(period * 5, period * 100 * MS);
+            state.update_rate(period * 5, period * 100 * MS, 10.0);
         }
         assert!(state.nvcsw_rate > 40.0, "50 switches/s, averaged: {}", state.nvcsw_rate);
         let mut hog = TaskState::new(0, 3, 0);
         for period in 1..=10 {
-            hog.update_rate(3, period * 100 * MS);
+            hog.update_rate(3, period * 100 * MS, 10.0);
         }
         assert!(hog.nvcsw_rate < 1.0);
 
@@ -357,5 +408,67 @@ mod tests {
         assert_eq!(policy.interactive(2), Some(false));
         assert_eq!(policy.tasks[&1].vruntime, MS, "10 ms divided by the boost");
         assert_eq!(policy.tasks[&2].vruntime, 10 * MS);
+    }
+
+    #[test]
+    fn a_new_task_sleeping_at_a_high_rate_is_promoted_before_its_first_period_ends() {
+        let mut frame_loop = TaskState::new(0, 0, 0);
+        frame_loop.update_rate(1, 17 * MS, 10.0);
+        assert_eq!(frame_loop.nvcsw_rate, 0.0, "one sleep tells nothing yet");
+        frame_loop.update_rate(2, 33 * MS, 10.0);
+        assert_eq!(frame_loop.nvcsw_rate, 20.0, "60 switches/s over 33 ms: seeded at twice the threshold");
+        // Later periods are full ones: one quiet period does not demote it...
+        frame_loop.update_rate(2, 60 * MS, 10.0);
+        assert_eq!(frame_loop.nvcsw_rate, 20.0);
+        frame_loop.update_rate(3, 133 * MS, 10.0);
+        assert_eq!(frame_loop.nvcsw_rate, 15.0 + 0.25 * 1e9 / (100.0 * MS as f64));
+
+        let mut slow = TaskState::new(0, 0, 0);
+        slow.update_rate(2, 60 * MS, 10.0);
+        assert_eq!(slow.nvcsw_rate, 0.0, "33 switches/s, under four times the threshold: a full period first");
+        slow.update_rate(4, 100 * MS, 10.0);
+        assert_eq!(slow.nvcsw_rate, 10.0, "then the average of that period");
+    }
+
+    #[test]
+    fn an_interactive_task_ahead_of_the_queue_keeps_a_sleepers_place_in_its_burst() {
+        let mut policy = policy(10);
+        let mut promoted = TaskState::new(1050 * MS, 0, 0);
+        promoted.nvcsw_rate = 20.0;
+        policy.tasks.insert(1, promoted);
+        policy.tasks.insert(2, TaskState::new(1000 * MS, 0, 0));
+        policy.min_vruntime = 1000 * MS;
+        policy.enqueue(QueuedTask::new(2, 100, 0, 0));
+        let mut waking = QueuedTask::new(1, 100, 4 * MS, 0);
+        waking.runtime_since_sleep_ns = 0;
+        policy.enqueue(waking);
+        let mut out = Dispatcher::recording(1, KernelView::default());
+        policy.dispatch(&mut out);
+        let order: Vec<(i32, u64)> = out.recorded().iter().map(|d| (d.0, d.3)).collect();
+        assert_eq!(order, vec![(1, 980 * MS), (2, 1000 * MS)], "waking: where its grant would have queued it");
+        // Its slice ran out 2 ms into the burst: 2 ms divided by the boost behind that place.
+        policy.enqueue(QueuedTask::new(1, 100, 2 * MS, 0));
+        assert_eq!(policy.tasks[&1].vruntime, 980 * MS + 200_000);
+        // A hog is not helped.
+        let mut hog = QueuedTask::new(2, 100, 0, 0);
+        hog.runtime_since_sleep_ns = 0;
+        policy.enqueue(hog);
+        assert_eq!(policy.tasks[&2].vruntime, 1000 * MS);
+    }
+
+    #[test]
+    fn a_task_sleeping_before_its_rate_is_known_wakes_with_a_sleepers_credit() {
+        let mut policy = policy(10);
+        policy.tasks.insert(1, TaskState::new(1004 * MS, 0, u64::MAX / 2));
+        policy.tasks.insert(2, TaskState::new(1004 * MS, 0, u64::MAX / 2));
+        policy.min_vruntime = 1000 * MS;
+        let mut frame_loop = QueuedTask::new(1, 100, 0, 1);
+        frame_loop.runtime_since_sleep_ns = 0;
+        policy.enqueue(frame_loop);
+        assert_eq!(policy.tasks[&1].vruntime, 980 * MS, "slept once: the whole credit");
+        policy.enqueue(QueuedTask::new(1, 100, 3 * MS, 1));
+        assert_eq!(policy.tasks[&1].vruntime, 983 * MS, "its slice ran out 3 ms after it woke");
+        policy.enqueue(QueuedTask::new(2, 100, 0, 0));
+        assert_eq!(policy.tasks[&2].vruntime, 1004 * MS, "never slept: its own place");
     }
 }
