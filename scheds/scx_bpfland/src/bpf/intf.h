@@ -124,7 +124,11 @@ struct task_ctx {
 	/* 1 once a window has closed: nvcsw_rate is the task's (0 then is a rate, not "none
 	 * yet"). */
 	u32 rate_known;
-	u32 pad;
+	/* Set by select_cpu for the wakeup it handled: 1 when the waker was an interrupt (a
+	 * timer, a device), 0 when it was a task. Read by the enqueue that follows, whose own
+	 * context may be an interrupt for a task's wakeup too (one queued on another CPU's
+	 * wake list runs from an IPI there). */
+	u32 woken_by_interrupt;
 };
 
 #endif /* __SCX_BPFLAND_INTF_H */

@@ -30,6 +30,7 @@ s32 BPF_STRUCT_OPS(bpfland_select_cpu, struct task_struct *p, s32 prev_cpu, u64 
 
 	if (!tctx)
 		return prev_cpu;
+	tctx->woken_by_interrupt = scxk_in_interrupt();
 	cpu = place_task(p, prev_cpu, wake_flags);
 	if (cpu < 0) {
 		/* Queued by the enqueue that follows. A sync waker is about to sleep: preempting
@@ -76,6 +77,15 @@ static __always_inline void cut_waker_slice(void)
 		scxk_set_slice(waker, floor_ns);
 }
 
+/* Whether the wakeup being queued came from an interrupt: as select_cpu saw it, or where
+ * select_cpu did not run, from here (false where the kernel cannot tell). */
+static __always_inline bool woken_by_interrupt(const struct task_ctx *tctx)
+{
+	if (tctx->wake_preempt == BPFLAND_WAKE_UNSEEN)
+		return scxk_in_interrupt();
+	return tctx->woken_by_interrupt;
+}
+
 void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct task_ctx *tctx = task_ctx_get(p);
@@ -90,7 +100,7 @@ void BPF_STRUCT_OPS(bpfland_enqueue, struct task_struct *p, u64 enq_flags)
 		return;
 	}
 	tctx->slice_ns = task_slice(tctx);
-	credit_new_sleeper(tctx, enq_flags);
+	credit_new_sleeper(tctx, enq_flags, woken_by_interrupt(tctx));
 	may_preempt = wakeup_may_preempt(tctx->wake_preempt, enq_flags);
 	unseen_from_task = !may_preempt && tctx->wake_preempt == BPFLAND_WAKE_UNSEEN &&
 			   (enq_flags & SCX_ENQ_WAKEUP);

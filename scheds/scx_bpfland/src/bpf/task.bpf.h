@@ -5,7 +5,6 @@
 #ifndef __BPFLAND_TASK_BPF_H
 #define __BPFLAND_TASK_BPF_H
 
-#include <scxkit/context.bpf.h>
 #include <scxkit/task_storage.bpf.h>
 #include <scxkit/vtime.bpf.h>
 #include "intf.h"
@@ -62,20 +61,20 @@ static __always_inline u64 task_vtime(struct task_ctx *tctx)
 	return tctx->vtime;
 }
 
-/* A task woken by an interrupt (a timer, a device) before its first window has closed (it
- * has slept, its rate is not known yet) comes back with a long sleeper's credit, whatever
- * it ran before: a frame loop started beside a build is classed interactive at its third
+/* A task woken by an interrupt (a timer, a device: `by_interrupt`) before its first window
+ * has closed (it has slept, its rate is not known yet) comes back with a long sleeper's
+ * credit, whatever it ran before: a frame loop started beside a build is classed interactive at its third
  * sleep, and its frames 1 and 2 were late behind the build's jobs (up to 75 ms, one CPU)
  * as it had run ahead of them. A task gets this in its first window only (at most
  * BPFLAND_NVCSW_WINDOW_MS). Not for a wakeup by a task: hundreds of new hackbench tasks
  * waking one another through pipes switched a fifth more often with it. */
-static __always_inline void credit_new_sleeper(struct task_ctx *tctx, u64 enq_flags)
+static __always_inline void credit_new_sleeper(struct task_ctx *tctx, u64 enq_flags,
+						bool by_interrupt)
 {
 	u64 floor = vtime_floor();
 
-	if (!(enq_flags & SCX_ENQ_WAKEUP) || tctx->rate_known || !tctx->window_start_ns)
-		return;
-	if (scxk_context_known() && !scxk_in_interrupt())
+	if (!(enq_flags & SCX_ENQ_WAKEUP) || !by_interrupt || tctx->rate_known ||
+	    !tctx->window_start_ns)
 		return;
 	if (time_before(floor, tctx->vtime))
 		tctx->vtime = floor;
