@@ -217,14 +217,15 @@ impl Policy for Rustland {
         let state = *state;
         let interactive = self.is_interactive(&state);
         let charge_ns = self.charge_ns(task.run_ns, task.weight, interactive);
-        // A sleeper's credit is at most one slice behind the queue. An interactive task, or
-        // one that has slept before its rate is known, is at most what it ran since it last
-        // slept behind that credit, whatever it ran before: waking, where a grant would put
-        // it (wake_grant). A frame loop started beside a build otherwise waited behind the
-        // build's jobs while still unclassed, slept less for its late frames, and was
-        // classed interactive only after half a second of late frames (one CPU).
+        // A sleeper's credit is at most one slice behind the queue. A task that has slept
+        // before its rate is known is at most what it ran since it last slept behind that
+        // credit, whatever it ran before: waking, where a grant would put it (wake_grant). A
+        // frame loop started beside a build otherwise waited behind the build's jobs while
+        // still unclassed, slept less for its late frames, and was classed interactive only
+        // after half a second of late frames (one CPU). Once classed, a task keeps its own
+        // vruntime: with `--slice-boost 1` an interactive task is charged all it runs.
         let mut vruntime = (state.vruntime + charge_ns).max(credit_floor);
-        if interactive || state.slept_unclassed(task.nvcsw) {
+        if state.slept_unclassed(task.nvcsw) {
             let burst_ns = self.charge_ns(task.runtime_since_sleep_ns, task.weight, interactive);
             vruntime = vruntime.min(credit_floor + burst_ns);
         }
@@ -431,29 +432,19 @@ mod tests {
     }
 
     #[test]
-    fn an_interactive_task_ahead_of_the_queue_keeps_a_sleepers_place_in_its_burst() {
-        let mut policy = policy(10);
-        let mut promoted = TaskState::new(1050 * MS, 0, 0);
-        promoted.nvcsw_rate = 20.0;
-        policy.tasks.insert(1, promoted);
-        policy.tasks.insert(2, TaskState::new(1000 * MS, 0, 0));
+    fn a_classed_task_keeps_its_own_vruntime_ahead_of_the_queue() {
+        // Without the boost, a sleeper that runs more than its share stays behind the queue
+        // it ran ahead of: classed interactive or not, it is charged what it ran.
+        let mut policy = policy(1);
+        let mut heavy_sleeper = TaskState::new(1050 * MS, 0, u64::MAX / 2);
+        heavy_sleeper.nvcsw_rate = 60.0;
+        heavy_sleeper.rate_known = true;
+        policy.tasks.insert(1, heavy_sleeper);
         policy.min_vruntime = 1000 * MS;
-        policy.enqueue(QueuedTask::new(2, 100, 0, 0));
-        let mut waking = QueuedTask::new(1, 100, 4 * MS, 0);
+        let mut waking = QueuedTask::new(1, 100, 14 * MS, 5);
         waking.runtime_since_sleep_ns = 0;
         policy.enqueue(waking);
-        let mut out = Dispatcher::recording(1, KernelView::default());
-        policy.dispatch(&mut out);
-        let order: Vec<(i32, u64)> = out.recorded().iter().map(|d| (d.0, d.3)).collect();
-        assert_eq!(order, vec![(1, 980 * MS), (2, 1000 * MS)], "waking: where its grant would have queued it");
-        // Its slice ran out 2 ms into the burst: 2 ms divided by the boost behind that place.
-        policy.enqueue(QueuedTask::new(1, 100, 2 * MS, 0));
-        assert_eq!(policy.tasks[&1].vruntime, 980 * MS + 200_000);
-        // A hog is not helped.
-        let mut hog = QueuedTask::new(2, 100, 0, 0);
-        hog.runtime_since_sleep_ns = 0;
-        policy.enqueue(hog);
-        assert_eq!(policy.tasks[&2].vruntime, 1000 * MS);
+        assert_eq!(policy.tasks[&1].vruntime, 1064 * MS);
     }
 
     #[test]
