@@ -9,14 +9,16 @@
 # - scx_bpfland (classes it interactive at its third sleep): a late frame after frame 0 in
 #   4, 2 and 5 start-ups of 6 in three runs (frame 2 mostly, 20 to 75 ms late). Since a task
 #   woken by an interrupt before its first window closes comes back with a long sleeper's
-#   credit: 2 of 6 (frame 1, 19 and 34 ms) in a release run. With that credit for every
-#   wakeup: 0 of 6, but hackbench switched a fifth more often.
+#   credit: 2 and 4 of 6 (frames 1 and 2, 19 to 34 ms) in two release runs, 1 of 6 in a debug
+#   one. With that credit for every wakeup: 0 of 6, but hackbench switched a fifth more often.
 # - scx_rustland: 3 to 8 late frames in every start-up (20 to 100 ms late, through the first
 #   half second): while unclassed the loop waited behind the build's jobs, slept less for its
 #   late frames, and was classed interactive after about 500 ms (a trace of its switches).
-#   Since its first period may close at two quick sleeps, and an interactive or unclassed
-#   sleeper is placed at most its run since it slept behind a sleeper's credit: one late
-#   frame in 2 start-ups of 6 (frames 8 and 12, 23 and 28 ms).
+#   Since its first period may close at two quick sleeps, and an unclassed sleeper is placed
+#   at most its run since it slept behind a sleeper's credit: one late frame in 1 start-up
+#   of 6 (frame 11, 39 ms; release). With interactive tasks placed so too: 2 of 6 (release),
+#   3 of 6 with 1 to 3 late frames (debug), but --slice-boost 1 no longer held a heavy
+#   sleeper to its share.
 # Tried for scx_bpfland, not in:
 # - promotion at the second sleep (a first window closing with one switch): 1 of 6 (frame 1,
 #   22 ms late), but one guest run of three had a frame p99 of 12.1 ms (4.3 before);
