@@ -226,7 +226,7 @@ impl Policy for Rustland {
         // vruntime: with `--slice-boost 1` an interactive task is charged all it runs.
         let mut vruntime = (state.vruntime + charge_ns).max(credit_floor);
         if state.slept_unclassed(task.nvcsw) {
-            let burst_ns = self.charge_ns(task.runtime_since_sleep_ns, task.weight, interactive);
+            let burst_ns = self.charge_ns(task.runtime_since_sleep_ns, task.weight, false);
             vruntime = vruntime.min(credit_floor + burst_ns);
         }
         self.tasks.get_mut(&task.pid).expect("just inserted").vruntime = vruntime;
