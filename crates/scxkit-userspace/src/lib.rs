@@ -28,7 +28,10 @@ mod session;
 pub mod stats;
 
 pub use opts::{FrameworkOpts, PolicyOptions};
-pub use policy::{Decision, Dispatcher, KernelView, Policy, QueuedTask, Target, WakeGrant};
+pub use policy::{
+    Decision, Dispatcher, KernelView, Policy, QueuedTask, Target, WakeGrant, DEFERRED_WAKER_SLICE_DEFAULT_NS,
+    DEFERRED_WAKER_SLICE_MAX_NS,
+};
 /// Upstream's option names, for a scheduler that shares its name with an upstream one.
 pub use scxkit_runtime::upstream;
 /// Weight of a nice-0 task, what [`QueuedTask`]'s weight is measured against.

@@ -9,6 +9,11 @@ unsafe impl scxkit_runtime::maps::PlainC for intf::usched_task {}
 // SAFETY: as above.
 unsafe impl scxkit_runtime::maps::PlainC for intf::usched_decision {}
 
+/// What a waker keeps of its slice by default ([`Policy::deferred_waker_slice_ns`]), ns.
+pub const DEFERRED_WAKER_SLICE_DEFAULT_NS: u64 = intf::USCHED_DEFER_MAX_US as u64 * 1000;
+/// The most a policy may let a waker keep there, ns.
+pub const DEFERRED_WAKER_SLICE_MAX_NS: u64 = intf::USCHED_DEFER_CEILING_MS as u64 * 1_000_000;
+
 /// A task the kernel handed to the policy: it runs nowhere until the policy dispatches it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueuedTask {
@@ -117,6 +122,17 @@ pub trait Policy {
     /// CPU while the policy holds nothing); lighter tasks get a proportionally shorter one.
     fn bypass_slice_ns(&self) -> u64 {
         intf::USCHED_SELF_SLICE_US as u64 * 1000
+    }
+
+    /// The most of its slice a task keeps after waking another while no CPU is idle, in ns:
+    /// that wakeup then waits for the waker's next scheduling point (it sleeps, or this much
+    /// of its slice ends) rather than preempting it for a round trip through the policy.
+    /// Read after every call of [`Policy::dispatch`]; 0, or more than
+    /// [`DEFERRED_WAKER_SLICE_MAX_NS`], means the default, 1 ms. In a crowd, where every
+    /// slice's end is a switch anyway, a policy may let wakers keep more: with 1 ms,
+    /// hackbench's 200 senders on one CPU were switched out at every tick.
+    fn deferred_waker_slice_ns(&self) -> u64 {
+        DEFERRED_WAKER_SLICE_DEFAULT_NS
     }
 
     /// Where this policy's vtimes are run time weighted by nice (ns x nice 0's weight / the

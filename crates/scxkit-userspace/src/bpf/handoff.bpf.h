@@ -31,17 +31,19 @@ static __always_inline bool messages_unread(void)
 }
 
 /* Whether waking the policy for p (or preempting for granted p) may wait for this CPU's
- * next scheduling point. Only where
- * it would preempt someone (no CPU is idle) and the wakeup comes from a task that runs here
- * under this scheduler, not from an interrupt (a timer, a device): a pipe's writer often
- * sleeps next. The waker keeps at most USCHED_DEFER_MAX_US of its slice, which bounds the
- * wait (the kernel ends a slice at a tick: 4 ms at 250 Hz). Waking the policy at once, on
- * one CPU, preempted the waker for every wakeup; the waker then made a round trip of its
- * own: hackbench over pipes took 6x EEVDF's time. */
+ * next scheduling point. Only where it would preempt someone (no CPU is idle) and the wakeup
+ * comes from a task that runs here under this scheduler, not from an interrupt (a timer, a
+ * device): a pipe's writer often sleeps next. The waker keeps at most defer_slice_max_ns of
+ * its slice, which bounds the wait (the kernel ends a slice at a tick: 4 ms at 250 Hz): 1 ms,
+ * or what the policy allows in a crowd, where each slice's end is a switch (scx_rustland:
+ * its crowd's least slice). Waking the policy at once, on one CPU, preempted the waker for
+ * every wakeup; the waker then made a round trip of its own: hackbench over pipes took 6x
+ * EEVDF's time. */
 static bool wakeup_may_wait(struct task_struct *p, const struct task_ctx *tctx)
 {
 	struct task_struct *waker = bpf_get_current_task_btf();
 	const struct cpumask *idle;
+	u64 keep_ns = defer_slice_max_ns;
 	bool none_idle;
 
 	if (!scxk_context_known() || scxk_in_interrupt() || !scx_bpf_get_idle_cpumask_usable() ||
@@ -63,8 +65,10 @@ static bool wakeup_may_wait(struct task_struct *p, const struct task_ctx *tctx)
 	 * nothing bounds the wait: no deferral. */
 	if (waker->scx.slice == SCX_SLICE_INF)
 		return false;
-	if (waker->scx.slice > USCHED_DEFER_MAX_US * 1000ULL)
-		scxk_set_slice(waker, USCHED_DEFER_MAX_US * 1000ULL);
+	if (!keep_ns || keep_ns > USCHED_DEFER_CEILING_MS * NSEC_PER_MSEC)
+		keep_ns = USCHED_DEFER_MAX_US * 1000ULL;
+	if (waker->scx.slice > keep_ns)
+		scxk_set_slice(waker, keep_ns);
 	return true;
 }
 

@@ -29,9 +29,12 @@ enum usched_consts {
 	/* The shortest slice BPF gives a task it dispatches itself, however light. */
 	USCHED_MIN_SLICE_US = 100,
 	/* The most a task keeps of its slice after waking another without waking the policy
-	 * (see wakeup_may_wait), in microseconds: the next scheduling point, where the
-	 * policy is woken, is at most that far. */
+	 * (see wakeup_may_wait), by default, in microseconds: the next scheduling point, where
+	 * the policy is woken, is at most that far. A policy may allow more in a crowd
+	 * (Policy::deferred_waker_slice_ns). */
 	USCHED_DEFER_MAX_US = 1000,
+	/* The most a policy may allow there, ms: beyond it (or 0), the default. */
+	USCHED_DEFER_CEILING_MS = 20,
 	/* A grant lapses this long after its decision, ms: a task that runs little would
 	 * otherwise go unseen by the policy for minutes (and be forgotten), whatever its
 	 * behaviour became. */

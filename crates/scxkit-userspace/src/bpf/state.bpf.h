@@ -29,6 +29,9 @@ volatile u64 user_heartbeat;	/* +1 on every turn of its loop (at least every 100
 volatile u64 user_received;	/* messages it has taken from the ring buffer */
 volatile u64 user_held;		/* tasks it holds, not yet dispatched */
 volatile u64 nudge_pending;	/* set here when a nudge is sent, cleared by userspace */
+/* The most a waker keeps of its slice when its wakeup waits (wakeup_may_wait), ns; 0:
+ * USCHED_DEFER_MAX_US. Written after every turn (Policy::deferred_waker_slice_ns). */
+volatile u64 defer_slice_max_ns;
 
 /* Online CPUs: userspace sets it before load from the topology it read (an attach after a
  * hotplug event since is refused), ops.cpu_online and ops.cpu_offline keep it. */
