@@ -13,7 +13,8 @@ const TROUBLESHOOTING: &str = "\
 Troubleshooting:
   Audio crackles or a game stutters while the machine is busy:
     lower --slice-us (e.g. 5000) so that waiting tasks get a CPU sooner, and raise
-    --slice-boost (e.g. 20) so that tasks that often sleep are favoured more.
+    --slice-boost (e.g. 20) so that tasks that often sleep are favoured more; with dozens
+    of tasks waiting per CPU, raise --crowd-tasks (or 0) to keep the slices short.
   A game or a player is not treated as interactive: run with --stats 1 --watch-pid PID
     to see its rate of voluntary switches, and set --nvcsw-threshold below it.
   Builds or other background work slow down too much: lower --slice-boost (1 turns the
@@ -35,10 +36,18 @@ struct Opts {
           value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
     slice_us: u64,
 
-    /// Smallest time slice, however many tasks wait and however light the task, in microseconds.
+    /// Smallest time slice of any task, however light, in microseconds; in a crowd the least
+    /// slice of a nice-0 task grows (--crowd-tasks).
     #[arg(short = 'S', long, value_name = "US", default_value_t = 1_000,
           value_parser = clap::value_parser!(u64).range(50..=1_000_000))]
     slice_us_min: u64,
+
+    /// In a crowd the least slice of a nice-0 task grows by --slice-us-min per this many
+    /// tasks waiting per CPU, up to --slice-us: fewer switches, and a task that wakes another
+    /// keeps as much of its slice (at most 20 ms); 0 keeps it at --slice-us-min.
+    #[arg(long, value_name = "TASKS", default_value_t = 8,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    crowd_tasks: u64,
 
     /// Voluntary context switches per second (a decaying average) at or above which a task
     /// is interactive.
@@ -93,15 +102,20 @@ fn parse_rate(text: &str) -> Result<f64, String> {
     }
 }
 
-fn main() -> Result<()> {
-    let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
-    let settings = Settings {
+fn settings(opts: &Opts) -> Settings {
+    Settings {
         slice_ns: opts.slice_us * 1000,
         slice_min_ns: opts.slice_us_min * 1000,
+        crowd_tasks: opts.crowd_tasks,
         nvcsw_threshold: opts.nvcsw_threshold,
         slice_boost: opts.slice_boost,
         watch: opts.watch_pid.clone(),
-    };
+    }
+}
+
+fn main() -> Result<()> {
+    let opts = Opts::parse_from(std::env::args()).unwrap_or_else(|e| e.exit());
+    let settings = settings(&opts);
     scxkit_userspace::run("scx_rustland", &opts, |_| Ok(Rustland::new(settings.clone())))
 }
 
@@ -132,6 +146,45 @@ mod tests {
         let readme = include_str!("../../../README.md");
         let missing = upstream::undocumented(readme, "scx_rustland", UPSTREAM_ONLY);
         assert!(missing.is_empty(), "not in the README's table for scx_rustland: {missing:?}");
+    }
+
+    /// The slices the default policy gives `tasks` of `weight` waiting on one CPU, in ms.
+    fn crowd_slices_ms(args: &[&str], tasks: i32, weight: u32) -> Vec<u64> {
+        use scxkit_userspace::{Dispatcher, KernelView, Policy, QueuedTask};
+        let mut policy = Rustland::new(settings(&parse(args).unwrap()));
+        for pid in 1..=tasks {
+            policy.enqueue(QueuedTask::new(pid, weight, 0, 0));
+        }
+        let mut out = Dispatcher::recording(1, KernelView::default());
+        policy.dispatch(&mut out);
+        out.recorded().iter().map(|d| d.2 / 1_000_000).collect()
+    }
+
+    #[test]
+    fn a_crowd_gets_longer_slices_a_desktop_background_keeps_the_minimum() {
+        assert_eq!(crowd_slices_ms(&[], 9, 100), vec![2; 9], "9 waiting: 20 ms / 10, floor 1 ms");
+        assert_eq!(crowd_slices_ms(&[], 16, 100), vec![2; 16], "16 waiting: a floor of 2 ms");
+        assert_eq!(crowd_slices_ms(&[], 64, 100), vec![8; 64]);
+        assert_eq!(crowd_slices_ms(&[], 200, 100), vec![20; 200], "200 waiting: up to --slice-us");
+        assert_eq!(crowd_slices_ms(&["-s", "5000"], 200, 100), vec![5; 200]);
+        assert_eq!(crowd_slices_ms(&["--crowd-tasks", "0"], 200, 100), vec![1; 200], "the minimum");
+        assert_eq!(crowd_slices_ms(&[], 200, 1), vec![1; 200], "weight 1: --slice-us-min");
+    }
+
+    #[test]
+    fn a_waker_keeps_the_crowds_floor_at_most_20_ms() {
+        use scxkit_userspace::{Policy, DEFERRED_WAKER_SLICE_DEFAULT_NS, DEFERRED_WAKER_SLICE_MAX_NS};
+        let waker_slice_ns = |args: &[&str], tasks: i32| {
+            let mut policy = Rustland::new(settings(&parse(args).unwrap()));
+            for pid in 1..=tasks {
+                policy.enqueue(scxkit_userspace::QueuedTask::new(pid, 100, 0, 0));
+            }
+            policy.dispatch(&mut scxkit_userspace::Dispatcher::recording(1, Default::default()));
+            policy.deferred_waker_slice_ns()
+        };
+        assert_eq!(waker_slice_ns(&[], 9), DEFERRED_WAKER_SLICE_DEFAULT_NS, "a desktop's background: 1 ms");
+        assert_eq!(waker_slice_ns(&[], 64), 8_000_000);
+        assert_eq!(waker_slice_ns(&["-s", "100000"], 800), DEFERRED_WAKER_SLICE_MAX_NS);
     }
 
     #[test]
