@@ -127,8 +127,8 @@ pub trait Policy {
     /// The most of its slice a task keeps after waking another while no CPU is idle, in ns:
     /// that wakeup then waits for the waker's next scheduling point (it sleeps, or this much
     /// of its slice ends) rather than preempting it for a round trip through the policy.
-    /// Read after every call of [`Policy::dispatch`]; 0, or more than
-    /// [`DEFERRED_WAKER_SLICE_MAX_NS`], means the default, 1 ms. In a crowd, where every
+    /// Read after every call of [`Policy::dispatch`]; 0 means the default, 1 ms, and more
+    /// than [`DEFERRED_WAKER_SLICE_MAX_NS`] counts as that. In a crowd, where every
     /// slice's end is a switch anyway, a policy may let wakers keep more: with 1 ms,
     /// hackbench's 200 senders on one CPU were switched out at every tick.
     fn deferred_waker_slice_ns(&self) -> u64 {

@@ -168,7 +168,8 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
         let nr_cpus = SharedState::load(field!(shared, nr_cpus_online)).max(1) as usize;
         let held = policy.dispatch(&mut Dispatcher::new(&user_ring, nr_cpus, kernel));
         SharedState::store(field!(shared, user_held), held as u64);
-        SharedState::store(field!(shared, defer_slice_max_ns), policy.deferred_waker_slice_ns());
+        let waker_slice_ns = policy.deferred_waker_slice_ns().min(crate::DEFERRED_WAKER_SLICE_MAX_NS);
+        SharedState::store(field!(shared, defer_slice_max_ns), waker_slice_ns);
         loop_faults.set(loop_faults.get() + thread_page_faults() - faults_before);
         Ok(())
     };

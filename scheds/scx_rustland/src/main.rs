@@ -42,9 +42,10 @@ struct Opts {
           value_parser = clap::value_parser!(u64).range(50..=1_000_000))]
     slice_us_min: u64,
 
-    /// In a crowd the least slice of a nice-0 task grows by --slice-us-min per this many
-    /// tasks waiting per CPU, up to --slice-us: fewer switches, and a task that wakes another
-    /// keeps as much of its slice (at most 20 ms); 0 keeps it at --slice-us-min.
+    /// In a crowd the least slice of a nice-0 task is --slice-us-min times the tasks waiting
+    /// per CPU over this (whole), at most --slice-us, so it grows from twice this many: fewer
+    /// switches, and a task that wakes another keeps as much of its slice (at most 20 ms)
+    /// before that wakeup is served; 0 keeps it at --slice-us-min.
     #[arg(long, value_name = "TASKS", default_value_t = 8,
           value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     crowd_tasks: u64,
@@ -148,16 +149,21 @@ mod tests {
         assert!(missing.is_empty(), "not in the README's table for scx_rustland: {missing:?}");
     }
 
-    /// The slices the default policy gives `tasks` of `weight` waiting on one CPU, in ms.
-    fn crowd_slices_ms(args: &[&str], tasks: i32, weight: u32) -> Vec<u64> {
+    /// The slices a policy of `args` gives `tasks` of `weight` waiting, with `in_kernel`
+    /// more queued in the kernel, on `nr_cpus` CPUs, in ms; and what a waker keeps then.
+    fn crowd(args: &[&str], nr_cpus: usize, in_kernel: u64, tasks: i32, weight: u32) -> (Vec<u64>, u64) {
         use scxkit_userspace::{Dispatcher, KernelView, Policy, QueuedTask};
         let mut policy = Rustland::new(settings(&parse(args).unwrap()));
         for pid in 1..=tasks {
             policy.enqueue(QueuedTask::new(pid, weight, 0, 0));
         }
-        let mut out = Dispatcher::recording(1, KernelView::default());
+        let mut out = Dispatcher::recording(nr_cpus, KernelView { vtime_now: 0, nr_queued: in_kernel });
         policy.dispatch(&mut out);
-        out.recorded().iter().map(|d| d.2 / 1_000_000).collect()
+        (out.recorded().iter().map(|d| d.2 / 1_000_000).collect(), policy.deferred_waker_slice_ns())
+    }
+
+    fn crowd_slices_ms(args: &[&str], tasks: i32, weight: u32) -> Vec<u64> {
+        crowd(args, 1, 0, tasks, weight).0
     }
 
     #[test]
@@ -169,22 +175,17 @@ mod tests {
         assert_eq!(crowd_slices_ms(&["-s", "5000"], 200, 100), vec![5; 200]);
         assert_eq!(crowd_slices_ms(&["--crowd-tasks", "0"], 200, 100), vec![1; 200], "the minimum");
         assert_eq!(crowd_slices_ms(&[], 200, 1), vec![1; 200], "weight 1: --slice-us-min");
+        assert_eq!(crowd(&[], 4, 252, 4, 100).0, vec![8; 4], "64 per CPU on 4 CPUs, most in the kernel");
     }
 
     #[test]
-    fn a_waker_keeps_the_crowds_floor_at_most_20_ms() {
-        use scxkit_userspace::{Policy, DEFERRED_WAKER_SLICE_DEFAULT_NS, DEFERRED_WAKER_SLICE_MAX_NS};
-        let waker_slice_ns = |args: &[&str], tasks: i32| {
-            let mut policy = Rustland::new(settings(&parse(args).unwrap()));
-            for pid in 1..=tasks {
-                policy.enqueue(scxkit_userspace::QueuedTask::new(pid, 100, 0, 0));
-            }
-            policy.dispatch(&mut scxkit_userspace::Dispatcher::recording(1, Default::default()));
-            policy.deferred_waker_slice_ns()
-        };
-        assert_eq!(waker_slice_ns(&[], 9), DEFERRED_WAKER_SLICE_DEFAULT_NS, "a desktop's background: 1 ms");
-        assert_eq!(waker_slice_ns(&[], 64), 8_000_000);
-        assert_eq!(waker_slice_ns(&["-s", "100000"], 800), DEFERRED_WAKER_SLICE_MAX_NS);
+    fn a_waker_keeps_the_crowds_floor_at_most_20_ms_else_the_default() {
+        use scxkit_userspace::DEFERRED_WAKER_SLICE_MAX_NS;
+        assert_eq!(crowd(&[], 1, 0, 9, 100).1, 0, "a desktop's background: the framework's 1 ms");
+        assert_eq!(crowd(&["-S", "5000"], 1, 0, 1, 100).1, 0, "no crowd: the default, whatever -S");
+        assert_eq!(crowd(&[], 1, 0, 64, 100).1, 8_000_000);
+        assert_eq!(crowd(&[], 4, 252, 4, 100).1, 8_000_000, "64 per CPU on 4 CPUs");
+        assert_eq!(crowd(&["-s", "100000"], 1, 800, 0, 100).1, DEFERRED_WAKER_SLICE_MAX_NS);
     }
 
     #[test]

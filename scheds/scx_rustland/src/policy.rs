@@ -110,13 +110,12 @@ pub struct Rustland {
     arrivals: u64,
     min_vruntime: u64,
     forget_at_ns: u64,
-    /// The crowd's floor at the last dispatch: what a waker keeps of its slice.
+    /// What a waker keeps of its slice, as of the last dispatch (0: the default).
     waker_slice_ns: u64,
 }
 
 impl Rustland {
     pub fn new(settings: Settings) -> Rustland {
-        let waker_slice_ns = settings.slice_min_ns;
         Rustland {
             settings,
             tasks: HashMap::with_capacity(TASKS_CAPACITY),
@@ -124,7 +123,7 @@ impl Rustland {
             arrivals: 0,
             min_vruntime: 0,
             forget_at_ns: 0,
-            waker_slice_ns,
+            waker_slice_ns: 0,
         }
     }
 
@@ -135,28 +134,40 @@ impl Rustland {
     /// Tasks waiting per CPU, here and in the kernel's queue (this policy hands every task
     /// over at once).
     fn waiting_per_cpu(&self, nr_cpus: usize, nr_queued_in_kernel: u64) -> u64 {
-        (self.queue.len() as u64 + nr_queued_in_kernel) / nr_cpus.max(1) as u64
+        (self.queue.len() as u64).saturating_add(nr_queued_in_kernel) / nr_cpus.max(1) as u64
     }
 
-    /// The least common slice with `per_cpu` tasks waiting per CPU: the minimum, and one more
-    /// minimum per `crowd_tasks` waiting, up to the base slice. In a crowd every slice's end
-    /// is a switch, and a wakeup a task makes waits for its waker's (see
-    /// [`Policy::deferred_waker_slice_ns`]): with a 1 ms floor hackbench's 200 senders on
-    /// one CPU were switched out at every tick, 29,000 to 37,000 times (0.71x EEVDF's time).
-    /// A desktop's background (fewer than 16 waiting per CPU) keeps the minimum.
+    /// The least common slice with `per_cpu` tasks waiting per CPU: the minimum times
+    /// `per_cpu` / `crowd_tasks` (whole), at least the minimum and at most the base slice. In
+    /// a crowd every slice's end is a switch, and a wakeup a task makes waits for its waker's
+    /// (see [`Policy::deferred_waker_slice_ns`]): with a 1 ms floor hackbench's 200 senders
+    /// on one CPU were switched out at every tick, 29,000 to 37,000 times (0.71x EEVDF's
+    /// time). Fewer than 2 x `crowd_tasks` waiting (a desktop's background) keep the minimum.
+    /// No cap on a crowd's round: with 100 CPU hogs per CPU it lasts about 1.2 s, and the
+    /// framework's bound on a wait (1 s, then any task overdue goes first) takes over.
     fn crowd_floor_ns(&self, per_cpu: u64) -> u64 {
         let Settings { slice_ns, slice_min_ns, crowd_tasks, .. } = self.settings;
         if crowd_tasks == 0 {
             return slice_min_ns;
         }
-        (slice_min_ns * (per_cpu / crowd_tasks)).clamp(slice_min_ns, slice_ns.max(slice_min_ns))
+        slice_min_ns.saturating_mul(per_cpu / crowd_tasks).clamp(slice_min_ns, slice_ns.max(slice_min_ns))
     }
 
-    /// The slice for the next tasks: shorter as more tasks wait per CPU, down to the crowd's
-    /// floor.
-    fn slice_ns(&self, nr_cpus: usize, nr_queued_in_kernel: u64) -> u64 {
-        let per_cpu = self.waiting_per_cpu(nr_cpus, nr_queued_in_kernel);
-        (self.settings.slice_ns / (1 + per_cpu)).max(self.crowd_floor_ns(per_cpu))
+    /// The slice for the next tasks with `per_cpu` waiting per CPU: shorter as more wait,
+    /// down to the crowd's floor.
+    fn slice_ns(&self, per_cpu: u64) -> u64 {
+        (self.settings.slice_ns / per_cpu.saturating_add(1)).max(self.crowd_floor_ns(per_cpu))
+    }
+
+    /// What a waker keeps of its slice with `per_cpu` waiting: the crowd's floor once it has
+    /// grown, else 0 (the framework's default, 1 ms, whatever `--slice-us-min`).
+    fn crowd_waker_slice_ns(&self, per_cpu: u64) -> u64 {
+        let floor_ns = self.crowd_floor_ns(per_cpu);
+        if floor_ns > self.settings.slice_min_ns {
+            floor_ns
+        } else {
+            0
+        }
     }
 
     /// A task's own slice: lighter than nice 0 gets a proportionally shorter one, never
@@ -265,8 +276,9 @@ impl Policy for Rustland {
         // The queue's clock is what has started running, not what was handed over: a heavy
         // task's far vtime must not drag the others' credit bound along.
         self.min_vruntime = self.min_vruntime.max(out.vtime_now());
-        let slice_ns = self.slice_ns(out.nr_cpus(), out.nr_queued_in_kernel());
-        self.waker_slice_ns = self.crowd_floor_ns(self.waiting_per_cpu(out.nr_cpus(), out.nr_queued_in_kernel()));
+        let per_cpu = self.waiting_per_cpu(out.nr_cpus(), out.nr_queued_in_kernel());
+        let slice_ns = self.slice_ns(per_cpu);
+        self.waker_slice_ns = self.crowd_waker_slice_ns(per_cpu);
         while let Some(((vruntime, arrival), (task, interactive))) = self.queue.pop_first() {
             let slice_ns = self.task_slice_ns(slice_ns, task.weight);
             let grant = interactive.then(|| self.wake_grant());
@@ -376,12 +388,12 @@ mod tests {
     #[test]
     fn the_slice_shrinks_as_tasks_wait_but_not_below_the_minimum() {
         let mut policy = policy(1);
-        assert_eq!(policy.slice_ns(2, 0), 20 * MS);
+        assert_eq!(policy.slice_ns(policy.waiting_per_cpu(2, 0)), 20 * MS);
         for pid in 0..2 {
             policy.enqueue(QueuedTask::new(pid, 100, 0, 0));
         }
-        assert_eq!(policy.slice_ns(2, 2), 20 * MS / 3, "two waiting per CPU, half of them in the kernel");
-        assert_eq!(policy.slice_ns(2, 400), MS);
+        assert_eq!(policy.slice_ns(policy.waiting_per_cpu(2, 2)), 20 * MS / 3, "two waiting per CPU, half of them in the kernel");
+        assert_eq!(policy.slice_ns(policy.waiting_per_cpu(2, 400)), MS);
     }
 
     #[test]

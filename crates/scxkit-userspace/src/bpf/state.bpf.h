@@ -30,7 +30,8 @@ volatile u64 user_received;	/* messages it has taken from the ring buffer */
 volatile u64 user_held;		/* tasks it holds, not yet dispatched */
 volatile u64 nudge_pending;	/* set here when a nudge is sent, cleared by userspace */
 /* The most a waker keeps of its slice when its wakeup waits (wakeup_may_wait), ns; 0:
- * USCHED_DEFER_MAX_US. Written after every turn (Policy::deferred_waker_slice_ns). */
+ * USCHED_DEFER_MAX_US. Written after every turn (Policy::deferred_waker_slice_ns, at most
+ * USCHED_DEFER_CEILING_MS; BPF takes anything above as 0). */
 volatile u64 defer_slice_max_ns;
 
 /* Online CPUs: userspace sets it before load from the topology it read (an attach after a
