@@ -29,8 +29,8 @@ pub mod stats;
 
 pub use opts::{FrameworkOpts, PolicyOptions};
 pub use policy::{
-    Decision, Dispatcher, KernelView, Policy, QueuedTask, Target, WakeGrant, DEFERRED_WAKER_SLICE_DEFAULT_NS,
-    DEFERRED_WAKER_SLICE_MAX_NS,
+    deferred_waker_slice_kept_ns, Decision, Dispatcher, KernelView, Policy, QueuedTask, Target, WakeGrant,
+    DEFERRED_WAKER_SLICE_DEFAULT_NS, DEFERRED_WAKER_SLICE_MAX_NS,
 };
 /// Upstream's option names, for a scheduler that shares its name with an upstream one.
 pub use scxkit_runtime::upstream;

@@ -14,6 +14,14 @@ pub const DEFERRED_WAKER_SLICE_DEFAULT_NS: u64 = intf::USCHED_DEFER_MAX_US as u6
 /// The most a policy may let a waker keep there, ns.
 pub const DEFERRED_WAKER_SLICE_MAX_NS: u64 = intf::USCHED_DEFER_CEILING_MS as u64 * 1_000_000;
 
+/// What a waker keeps of its slice under `policy`, as written to BPF after each turn: its
+/// [`Policy::deferred_waker_slice_ns`], at most [`DEFERRED_WAKER_SLICE_MAX_NS`] (0 stays the
+/// default). The one place the ceiling applies on this side; BPF reads anything above it
+/// as the default.
+pub fn deferred_waker_slice_kept_ns(policy: &(impl Policy + ?Sized)) -> u64 {
+    policy.deferred_waker_slice_ns().min(DEFERRED_WAKER_SLICE_MAX_NS)
+}
+
 /// A task the kernel handed to the policy: it runs nowhere until the policy dispatches it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueuedTask {
@@ -128,7 +136,7 @@ pub trait Policy {
     /// that wakeup then waits for the waker's next scheduling point (it sleeps, or this much
     /// of its slice ends) rather than preempting it for a round trip through the policy.
     /// Read after every call of [`Policy::dispatch`]; 0 means the default, 1 ms, and more
-    /// than [`DEFERRED_WAKER_SLICE_MAX_NS`] counts as that. In a crowd, where every
+    /// than [`DEFERRED_WAKER_SLICE_MAX_NS`] is cut to that ([`deferred_waker_slice_kept_ns`]). In a crowd, where every
     /// slice's end is a switch anyway, a policy may let wakers keep more: with 1 ms,
     /// hackbench's 200 senders on one CPU were switched out at every tick.
     fn deferred_waker_slice_ns(&self) -> u64 {

@@ -168,8 +168,7 @@ pub fn run_once(name: &str, opts: &FrameworkOpts, policy: &mut dyn Policy, attem
         let nr_cpus = SharedState::load(field!(shared, nr_cpus_online)).max(1) as usize;
         let held = policy.dispatch(&mut Dispatcher::new(&user_ring, nr_cpus, kernel));
         SharedState::store(field!(shared, user_held), held as u64);
-        let waker_slice_ns = policy.deferred_waker_slice_ns().min(crate::DEFERRED_WAKER_SLICE_MAX_NS);
-        SharedState::store(field!(shared, defer_slice_max_ns), waker_slice_ns);
+        SharedState::store(field!(shared, defer_slice_max_ns), crate::deferred_waker_slice_kept_ns(&*policy));
         loop_faults.set(loop_faults.get() + thread_page_faults() - faults_before);
         Ok(())
     };

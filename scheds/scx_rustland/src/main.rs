@@ -159,7 +159,7 @@ mod tests {
         }
         let mut out = Dispatcher::recording(nr_cpus, KernelView { vtime_now: 0, nr_queued: in_kernel });
         policy.dispatch(&mut out);
-        (out.recorded().iter().map(|d| d.2 / 1_000_000).collect(), policy.deferred_waker_slice_ns())
+        (out.recorded().iter().map(|d| d.2 / 1_000_000).collect(), scxkit_userspace::deferred_waker_slice_kept_ns(&policy))
     }
 
     fn crowd_slices_ms(args: &[&str], tasks: i32, weight: u32) -> Vec<u64> {

@@ -3,7 +3,7 @@
 
 use log::info;
 use scxkit_userspace::memory::monotonic_ns;
-use scxkit_userspace::{Decision, Dispatcher, Policy, QueuedTask, Target, WakeGrant, DEFERRED_WAKER_SLICE_MAX_NS};
+use scxkit_userspace::{Decision, Dispatcher, Policy, QueuedTask, Target, WakeGrant};
 #[cfg(test)]
 use scxkit_userspace::KernelView;
 use std::collections::{BTreeMap, HashMap};
@@ -295,7 +295,7 @@ impl Policy for Rustland {
     }
 
     fn deferred_waker_slice_ns(&self) -> u64 {
-        self.waker_slice_ns.min(DEFERRED_WAKER_SLICE_MAX_NS)
+        self.waker_slice_ns
     }
 
     fn clock_runtime_divisor(&self) -> Option<NonZeroU32> {
