@@ -498,6 +498,10 @@ u64 scxk_waker_fired_ns SCXK_SHARED;
 u64 scxk_waker_stand_in_ns SCXK_SHARED;
 u64 scxk_waker_stand_ins SCXK_SHARED;
 
+/* How many times a walk for an overdue task woke a CPU that task may run on, the walking CPU
+ * being one it may not (scxk_long_wait_wake_for, scxkit/long_wait.bpf.h). */
+u64 scxk_long_wait_wakes SCXK_SHARED;
+
 /* Whether the CPU running this should do the idle waker's kicks now: some CPU is told
  * offline, the timer is late by more than two of its periods (`period_ns`), this CPU is not
  * leaving (scxk_may_kick), and no CPU stood in for it in the last period (one CPU claims
@@ -539,10 +543,10 @@ static __always_inline s64 scxk_ms_since(u64 ns, u64 now)
  * literal, starts the line. */
 #define SCXK_DUMP_WAKER(prefix, now)                                                          \
 	scxk_dump(prefix ": waker fired on CPU %d %lld ms ago, stood in %llu times, last %lld " \
-			 "ms ago (-1: never), CPUs told offline %u\n",                       \
+			 "ms ago (-1: never), CPUs told offline %u, woken for overdue tasks %llu\n", \
 		  scxk_waker_cpu, scxk_ms_since(scxk_waker_fired_ns, now),                   \
 		  scxk_waker_stand_ins, scxk_ms_since(scxk_waker_stand_in_ns, now),          \
-		  scxk_nr_told_offline)
+		  scxk_nr_told_offline, scxk_long_wait_wakes)
 
 /* SCXK_IDLE_WAKER(name, period_ns, wanted, tend): a BPF timer that wakes the idle CPUs every
  * `period_ns` while `wanted()` says queued work waits with no CPU taking it: a CPU looks for

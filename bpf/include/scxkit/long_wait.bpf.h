@@ -30,6 +30,12 @@
  * checking in). The head holds the tasks vtime order serves next, the tail those it serves
  * last, far ahead in vtime (the nice-19 kernel thread above).
  *
+ * An overdue task that the walking CPU may not run gets a CPU it may run woken instead
+ * (scxk_long_wait_wake_for), once per walk: an idle CPU looks for work only when woken, and
+ * one that missed its wakeup left a task allowed on CPUs 1 and 3 (3 offline) queued for 21 s
+ * while CPU 1 idled and CPU 0 walked past it, until an RCU stall ejected scx_bpfland (6.19,
+ * a hotplug storm, once in CI and once in 6 rounds of 40 events here).
+ *
  * Known limits: a task that only one CPU may run is taken only when that CPU's walk comes
  * first, about one walk in nr_cpus; in a queue longer than 2 * SCXK_LONG_WAIT_MAX_WALK, a
  * task in the middle is found only once the tasks ahead or behind it have left.
@@ -57,6 +63,25 @@
  * walks from ops.dispatch only, one walk at a time. */
 static u32 scxk_long_wait_seen[SCXK_MAX_CPUS];
 
+/* Wakes, if idle, a CPU where overdue task p may run, for a walk on a CPU where it may not:
+ * the CPU whose runqueue holds p (where it is held, migration disabled), else any idle CPU
+ * p may use. Not from a CPU on its way offline (scxk_may_kick). The woken CPU takes work
+ * from the queues; the next walk comes within SCXK_LONG_WAIT_RETAKE_NS. */
+static __always_inline bool scxk_long_wait_wake_for(struct task_struct *p)
+{
+	s32 cpu = scx_bpf_task_cpu(p);
+
+	if (!scxk_may_kick(false))
+		return false;
+	if (scxk_cpu_told_offline(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	if (cpu < 0)
+		return false;
+	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+	__sync_fetch_and_add(&scxk_long_wait_wakes, 1);
+	return true;
+}
+
 /* Sets *last_walk_ns so that the next walk is due no sooner than `next_ns` and no sooner than
  * SCXK_LONG_WAIT_WALK_COST_FACTOR times the walk that ran from start_ns until now, but within
  * half the wait it bounds: a walk stretched by a preempted vCPU (300 ms in TCG's round robin)
@@ -79,7 +104,8 @@ static __always_inline void scxk_long_wait_pace(u64 *last_walk_ns, u64 start_ns,
 
 #define SCXK_LONG_WAIT_TAKER(NAME, WAITING_SINCE, ON_TAKEN, ON_WALKED)				\
 static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 now,		\
-					  u64 max_wait_ns, u64 *oldest_ns, u32 *seen)		\
+					  u64 max_wait_ns, u64 *oldest_ns, u32 *seen,		\
+					  bool *woke)						\
 {												\
 	struct task_struct *p;									\
 	u64 since;										\
@@ -89,8 +115,13 @@ static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 no
 		if (!scxk_walk_count(seen, SCXK_LONG_WAIT_MAX_WALK))			\
 			break;									\
 		since = WAITING_SINCE(p);							\
-		if (!since || !time_before(since + max_wait_ns, now) || !scxk_movable_to(p, cpu))\
+		if (!since || !time_before(since + max_wait_ns, now))				\
 			continue;								\
+		if (!scxk_movable_to(p, cpu)) {							\
+			if (!*woke)								\
+				*woke = scxk_long_wait_wake_for(p);				\
+			continue;								\
+		}										\
 		if (!pid || time_before(since, *oldest_ns)) {					\
 			pid = p->pid;								\
 			*oldest_ns = since;							\
@@ -127,7 +158,7 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 	u32 *seen = &scxk_long_wait_seen[cpu & (SCXK_MAX_CPUS - 1)];				\
 	u64 since = 0, next_ns = now + walk_interval_ns, flags, start_ns;			\
 	u32 nr_seen;										\
-	bool taken;										\
+	bool taken, woke = false;								\
 	s32 pid;										\
 												\
 	if (!scxk_walk_due(last_walk_ns, now, walk_interval_ns))				\
@@ -139,12 +170,12 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 	start_ns = bpf_ktime_get_ns();								\
 	flags = scxk_walk_from_either_end();						\
 	*seen = 0;										\
-	pid = NAME##_longest(dsq_id, flags, cpu, now, max_wait_ns, &since, seen);		\
+	pid = NAME##_longest(dsq_id, flags, cpu, now, max_wait_ns, &since, seen, &woke);	\
 	nr_seen = *seen;									\
 	taken = pid && NAME##_move(dsq_id, flags, pid, since, seen);				\
 	if (pid)										\
 		nr_seen += *seen;								\
-	if (taken && walk_interval_ns > SCXK_LONG_WAIT_RETAKE_NS)				\
+	if ((taken || woke) && walk_interval_ns > SCXK_LONG_WAIT_RETAKE_NS)			\
 		next_ns = now + SCXK_LONG_WAIT_RETAKE_NS;					\
 	scxk_long_wait_pace(last_walk_ns, start_ns, next_ns, walk_interval_ns, max_wait_ns);	\
 	ON_WALKED(nr_seen, bpf_ktime_get_ns() - start_ns);					\
