@@ -136,9 +136,9 @@ pub trait Policy {
     /// that wakeup then waits for the waker's next scheduling point (it sleeps, or this much
     /// of its slice ends) rather than preempting it for a round trip through the policy.
     /// Read after every call of [`Policy::dispatch`]; 0 means the default, 1 ms, and more
-    /// than [`DEFERRED_WAKER_SLICE_MAX_NS`] is cut to that ([`deferred_waker_slice_kept_ns`]). In a crowd, where every
-    /// slice's end is a switch anyway, a policy may let wakers keep more: with 1 ms,
-    /// hackbench's 200 senders on one CPU were switched out at every tick.
+    /// than [`DEFERRED_WAKER_SLICE_MAX_NS`] is cut to that ([`deferred_waker_slice_kept_ns`]).
+    /// In a crowd, where every slice's end is a switch anyway, a policy may let wakers keep
+    /// more: with 1 ms, hackbench's 200 senders on one CPU were switched out at every tick.
     fn deferred_waker_slice_ns(&self) -> u64 {
         DEFERRED_WAKER_SLICE_DEFAULT_NS
     }
