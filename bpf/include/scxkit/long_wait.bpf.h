@@ -45,6 +45,8 @@
 
 #include <scxkit/common.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/dsq_walk.bpf.h>
+#include <scxkit/kick.bpf.h>
 
 /* After a walk that took a task, the next may come this soon, ns. Not at once: with every
  * task overdue (hundreds of hogs on four vCPUs in the reproducible mode), walking at every

@@ -7,6 +7,7 @@
 
 #include <scxkit/context.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/kick.bpf.h>
 #include "state.bpf.h"
 #include "custody.bpf.h"
 

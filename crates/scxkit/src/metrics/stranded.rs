@@ -1,5 +1,5 @@
 //! The statistics of the scans for stranded tasks (`scxk_rescue_stranded`,
-//! `bpf/include/scxkit/hotplug.bpf.h`): tasks that only a CPU on its way offline can run,
+//! `bpf/include/scxkit/stranded.bpf.h`): tasks that only a CPU on its way offline can run,
 //! handed to it from a timer while some CPU may be inactive (going offline or coming up).
 
 use super::long_wait::walk_set_summary;

@@ -10,6 +10,8 @@
 #include <scxkit/common.bpf.h>
 #include <scxkit/cpumask.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/idle_waker.bpf.h>
+#include <scxkit/kick.bpf.h>
 #include <scxkit/context.bpf.h>
 #include <scxkit/ops.bpf.h>
 #include "intf.h"

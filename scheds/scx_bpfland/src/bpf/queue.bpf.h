@@ -9,6 +9,8 @@
 
 #include <scxkit/context.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/idle_waker.bpf.h>
+#include <scxkit/stranded.bpf.h>
 #include <scxkit/long_wait.bpf.h>
 #include "counters.bpf.h"
 #include "idle.bpf.h"

@@ -9,6 +9,7 @@
 #ifndef __RUSTY_PLACE_BPF_H
 #define __RUSTY_PLACE_BPF_H
 
+#include <scxkit/kick.bpf.h>
 #include "domain.bpf.h"
 #include "home.bpf.h"
 #include "tune.bpf.h"

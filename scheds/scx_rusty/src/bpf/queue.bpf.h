@@ -15,6 +15,9 @@
 #define __RUSTY_QUEUE_BPF_H
 
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/idle_waker.bpf.h>
+#include <scxkit/kick.bpf.h>
+#include <scxkit/stranded.bpf.h>
 #include <scxkit/long_wait.bpf.h>
 #include <scxkit/slice.bpf.h>
 #include "clock.bpf.h"

@@ -20,13 +20,15 @@
  * without ops.cpu_online and ops.cpu_offline is ejected by the kernel on every hotplug event
  * and has to be loaded again, with the default scheduler in charge in between. A CPU on its
  * way offline takes nothing from the shared queue: the tasks that only it may run are handed
- * to it, and the timer wakes it until it is gone (see scxkit/hotplug.bpf.h).
+ * to it, and the timer wakes it until it is gone (see scxkit/hotplug.bpf.h, idle_waker.bpf.h).
  *
  * On kernel builds where scx_bpf_create_dsq() cannot be called (see kfuncs.bpf.h) there is
  * no queue to order by vtime: tasks then wait in the kernel's built-in global FIFO.
  */
 #include <scxkit/common.bpf.h>
 #include <scxkit/hotplug.bpf.h>
+#include <scxkit/idle_waker.bpf.h>
+#include <scxkit/stranded.bpf.h>
 #include <scxkit/ops.bpf.h>
 #include <scxkit/slice.bpf.h>
 #include <scxkit/stats.bpf.h>
@@ -107,7 +109,7 @@ static void rescue_stranded(void)
 		scan_for_stranded(1, SIMPLE_STRANDED_SCAN_MS * NSEC_PER_MSEC);
 }
 
-/* Wakes the idle CPUs every few milliseconds while tasks wait (see scxkit/hotplug.bpf.h). */
+/* Wakes the idle CPUs every few milliseconds while tasks wait (see scxkit/idle_waker.bpf.h). */
 SCXK_IDLE_WAKER(idle_waker, SIMPLE_IDLE_WAKE_MS * NSEC_PER_MSEC, shared_queue_waits,
 		rescue_stranded)
 
