@@ -83,8 +83,8 @@ static __always_inline void scxk_wake_dying_cpus(bool from_timer)
 		scxk_kick_idle_told(true, from_timer);
 }
 
-/* How many times a walk for an overdue task woke a CPU that task may run on, the walking CPU
- * being one it may not (scxk_long_wait_wake_for, scxkit/long_wait.bpf.h). */
+/* How many times a walk for an overdue task woke an idle CPU that task may run on, the
+ * walking CPU being one it may not (scxk_long_wait_wake_for, scxkit/long_wait.bpf.h). */
 u64 scxk_long_wait_wakes SCXK_SHARED;
 
 #endif /* __SCXKIT_KICK_BPF_H */

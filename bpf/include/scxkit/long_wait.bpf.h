@@ -30,8 +30,8 @@
  * checking in). The head holds the tasks vtime order serves next, the tail those it serves
  * last, far ahead in vtime (the nice-19 kernel thread above).
  *
- * An overdue task that the walking CPU may not run gets a CPU it may run woken instead
- * (scxk_long_wait_wake_for), once per walk: an idle CPU looks for work only when woken, and
+ * An overdue task that the walking CPU may not run gets an idle CPU it may run woken instead
+ * (scxk_long_wait_wake_for), one try per walk: an idle CPU looks for work only when woken, and
  * one that missed its wakeup left a task allowed on CPUs 1 and 3 (3 offline) queued for 21 s
  * while CPU 1 idled and CPU 0 walked past it, until an RCU stall ejected scx_bpfland (6.19,
  * a hotplug storm, once in CI and once in 6 rounds of 40 events here).
@@ -65,19 +65,30 @@
  * walks from ops.dispatch only, one walk at a time. */
 static u32 scxk_long_wait_seen[SCXK_MAX_CPUS];
 
-/* Wakes, if idle, a CPU where overdue task p may run, for a walk on a CPU where it may not:
- * the CPU whose runqueue holds p (where it is held, migration disabled), else any idle CPU
- * p may use. Not from a CPU on its way offline (scxk_may_kick). The woken CPU takes work
- * from the queues; the next walk comes within SCXK_LONG_WAIT_RETAKE_NS. */
+/* Whether `cpu` may take work now: neither told offline nor seen leaving (scxk_cpu_offline).
+ * The idle mask keeps the bit of a CPU that went offline idle, so a pick may return it. */
+static __always_inline bool scxk_long_wait_may_take(s32 cpu)
+{
+	return cpu >= 0 && !scxk_cpu_offline(cpu);
+}
+
+/* Wakes an idle CPU where overdue task p may run, for a walk on a CPU where it may not: the
+ * CPU whose runqueue holds p (where it is held, migration disabled), if idle and it may take
+ * work, else any idle CPU p may use that may. Returns whether it woke one: a busy CPU takes
+ * its turn at its next dispatch, unkicked. Not from a CPU on its way offline (scxk_may_kick).
+ * The woken CPU takes work from the queues; the next walk comes within
+ * SCXK_LONG_WAIT_RETAKE_NS. */
 static __always_inline bool scxk_long_wait_wake_for(struct task_struct *p)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
 
-	if (!scxk_may_kick(false))
+	if (!scxk_may_kick(false) || !scx_bpf_test_and_clear_cpu_idle_usable() ||
+	    !scx_bpf_pick_idle_cpu_usable())
 		return false;
-	if (scxk_cpu_told_offline(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr))
+	if (!scxk_long_wait_may_take(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+	    !scx_bpf_test_and_clear_cpu_idle(cpu))
 		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-	if (cpu < 0)
+	if (!scxk_long_wait_may_take(cpu))
 		return false;
 	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	__sync_fetch_and_add(&scxk_long_wait_wakes, 1);
@@ -107,7 +118,7 @@ static __always_inline void scxk_long_wait_pace(u64 *last_walk_ns, u64 start_ns,
 #define SCXK_LONG_WAIT_TAKER(NAME, WAITING_SINCE, ON_TAKEN, ON_WALKED)				\
 static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 now,		\
 					  u64 max_wait_ns, u64 *oldest_ns, u32 *seen,		\
-					  bool *woke)						\
+					  bool *tried, bool *woke)				\
 {												\
 	struct task_struct *p;									\
 	u64 since;										\
@@ -120,8 +131,9 @@ static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 no
 		if (!since || !time_before(since + max_wait_ns, now))				\
 			continue;								\
 		if (!scxk_movable_to(p, cpu)) {							\
-			if (!*woke)								\
+			if (!*tried)								\
 				*woke = scxk_long_wait_wake_for(p);				\
+			*tried = true;								\
 			continue;								\
 		}										\
 		if (!pid || time_before(since, *oldest_ns)) {					\
@@ -160,7 +172,7 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 	u32 *seen = &scxk_long_wait_seen[cpu & (SCXK_MAX_CPUS - 1)];				\
 	u64 since = 0, next_ns = now + walk_interval_ns, flags, start_ns;			\
 	u32 nr_seen;										\
-	bool taken, woke = false;								\
+	bool taken, tried = false, woke = false;						\
 	s32 pid;										\
 												\
 	if (!scxk_walk_due(last_walk_ns, now, walk_interval_ns))				\
@@ -172,7 +184,8 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 	start_ns = bpf_ktime_get_ns();								\
 	flags = scxk_walk_from_either_end();						\
 	*seen = 0;										\
-	pid = NAME##_longest(dsq_id, flags, cpu, now, max_wait_ns, &since, seen, &woke);	\
+	pid = NAME##_longest(dsq_id, flags, cpu, now, max_wait_ns, &since, seen, &tried,	\
+			     &woke);								\
 	nr_seen = *seen;									\
 	taken = pid && NAME##_move(dsq_id, flags, pid, since, seen);				\
 	if (pid)										\
