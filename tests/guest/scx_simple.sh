@@ -63,7 +63,7 @@ else
     fail "hotplug between topology and attach" "state $(sched_state); log: $(tail -n 5 "$LOG3")"
 fi
 # Loaded again without CPU $LAST, scx_simple follows it coming online (Hotplug::Follows): no
-# second restart. (A wait here for a second one ran out its 60 s in every run.)
+# second restart.
 seq3=$(enable_seq) followed3=$(count_matches "$LOG3" "followed without a restart")
 set_cpu_online "$LAST" 1
 if wait_for 10 sh -c "[ \$(grep -c 'followed without a restart' $LOG3) -gt $followed3 ]" && is_enabled \
