@@ -182,7 +182,7 @@ fi
 CROWD_SWITCHES_MAX_PCT=75
 hog_switches() { # the context switches in 3 s of 40 hogs on one CPU (the kernel's count)
     local before
-    start_hogs 40
+    start_hogs 40 > /dev/null # not holding open the output its caller captures
     sleep 1
     before=$(sed -n 's/^ctxt //p' /proc/stat)
     sleep 3

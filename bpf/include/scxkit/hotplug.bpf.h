@@ -8,7 +8,8 @@
  *   that CPU still in one of the scheduler's queues is taken by another CPU if it may run
  *   there; one bound to the dying CPU (a per-CPU kernel thread) is taken by nobody, and the
  *   hotplug waits forever. 6.19 leaves them there (7.x kernels re-enqueue them): move them
- *   to the CPU's own local queue, which a dying CPU still serves.
+ *   to the CPU's own local queue, which a dying CPU still serves (scxk_rescue_from_offline,
+ *   scxk_take_bound, dsq_walk.bpf.h).
  * - A CPU on its way offline that still dispatches (7.x, see scxk_dispatching_cpu_leaving),
  *   or that no longer does, before ops.cpu_offline says so (6.19, see scxk_rescue_stranded,
  *   stranded.bpf.h).

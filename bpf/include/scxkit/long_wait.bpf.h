@@ -19,7 +19,9 @@
  * time in *last_walk_ns, shared by the CPUs), or SCXK_LONG_WAIT_RETAKE_NS after a walk that
  * took a task: more may wait. ON_WALKED(nr_tasks, walk_ns) is called after each walk, with
  * the tasks it looked at in both its passes (finding, then moving) and the time it took, for
- * the scheduler's statistics (SCXK_WALK_COUNTER, stats.bpf.h, defines one).
+ * the scheduler's statistics (SCXK_WALK_COUNTER, stats.bpf.h, defines one). A scheduler
+ * with ops.update_idle must keep the kernel's idle tracking (SCX_OPS_KEEP_BUILTIN_IDLE): the
+ * wake below reads it, and the kernel ejects a scheduler that reads it without.
  *
  * A walk looks at SCXK_LONG_WAIT_MAX_WALK tasks at most, from the head or from the tail of
  * the queue, and the next walk waits SCXK_LONG_WAIT_WALK_COST_FACTOR times as long as the
@@ -31,7 +33,7 @@
  * last, far ahead in vtime (the nice-19 kernel thread above).
  *
  * An overdue task that the walking CPU may not run gets an idle CPU it may run woken instead
- * (scxk_long_wait_wake_for), one try per walk: an idle CPU looks for work only when woken, and
+ * (scxk_long_wait_wake_for), one wake per walk: an idle CPU looks for work only when woken, and
  * one that missed its wakeup left a task allowed on CPUs 1 and 3 (3 offline) queued for 21 s
  * while CPU 1 idled and CPU 0 walked past it, until an RCU stall ejected scx_bpfland (6.19,
  * a hotplug storm, once in CI and once in 6 rounds of 40 events here).
@@ -65,19 +67,30 @@
  * walks from ops.dispatch only, one walk at a time. */
 static u32 scxk_long_wait_seen[SCXK_MAX_CPUS];
 
-/* Whether `cpu` may take work now: neither told offline nor seen leaving (scxk_cpu_offline).
- * The idle mask keeps the bit of a CPU that went offline idle, so a pick may return it. */
-static __always_inline bool scxk_long_wait_may_take(s32 cpu)
+/* How many overdue tasks that the walking CPU may not run one walk tries to wake a CPU for,
+ * until one wake. Each try costs a look at the idle mask, with the runqueue locked. */
+#define SCXK_LONG_WAIT_WAKE_TRIES 4
+
+/* An idle CPU from p's mask for scxk_long_wait_wake_for, or -1: not one told offline (the idle
+ * mask keeps the bit of a CPU that went offline idle, and a pick may return it; the pick
+ * cleared that stale bit, so one more pick looks further). One guessed to be leaving is
+ * taken: woken, it guesses again (see scxk_kick_idle_cpus). */
+static __always_inline s32 scxk_long_wait_pick_idle(struct task_struct *p)
 {
-	return cpu >= 0 && !scxk_cpu_offline(cpu);
+	s32 cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+
+	if (cpu >= 0 && scxk_cpu_told_offline(cpu))
+		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
+	return cpu >= 0 && !scxk_cpu_told_offline(cpu) ? cpu : -1;
 }
 
 /* Wakes an idle CPU where overdue task p may run, for a walk on a CPU where it may not: the
- * CPU whose runqueue holds p (where it is held, migration disabled), if idle and it may take
- * work, else any idle CPU p may use that may. Returns whether it woke one: a busy CPU takes
- * its turn at its next dispatch, unkicked. Not from a CPU on its way offline (scxk_may_kick).
- * The woken CPU takes work from the queues; the next walk comes within
- * SCXK_LONG_WAIT_RETAKE_NS. */
+ * CPU whose runqueue holds p, if idle, allowed and neither told offline nor guessed leaving
+ * (scxk_cpu_offline), else any idle CPU p may use (scxk_long_wait_pick_idle), unless p is
+ * held on its CPU with migration disabled: no other CPU may take it. Returns whether it woke
+ * one: a busy CPU takes its turn at its next dispatch, unkicked. Not from a CPU on its way
+ * offline (scxk_may_kick). The woken CPU takes work from the queues; the next walk comes
+ * within SCXK_LONG_WAIT_RETAKE_NS. */
 static __always_inline bool scxk_long_wait_wake_for(struct task_struct *p)
 {
 	s32 cpu = scx_bpf_task_cpu(p);
@@ -85,10 +98,13 @@ static __always_inline bool scxk_long_wait_wake_for(struct task_struct *p)
 	if (!scxk_may_kick(false) || !scx_bpf_test_and_clear_cpu_idle_usable() ||
 	    !scx_bpf_pick_idle_cpu_usable())
 		return false;
-	if (!scxk_long_wait_may_take(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
-	    !scx_bpf_test_and_clear_cpu_idle(cpu))
-		cpu = scx_bpf_pick_idle_cpu(p->cpus_ptr, 0);
-	if (!scxk_long_wait_may_take(cpu))
+	if (scxk_cpu_offline(cpu) || !bpf_cpumask_test_cpu(cpu, p->cpus_ptr) ||
+	    !scx_bpf_test_and_clear_cpu_idle(cpu)) {
+		if (scxk_migration_disabled(p))
+			return false;
+		cpu = scxk_long_wait_pick_idle(p);
+	}
+	if (cpu < 0)
 		return false;
 	scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 	__sync_fetch_and_add(&scxk_long_wait_wakes, 1);
@@ -118,7 +134,7 @@ static __always_inline void scxk_long_wait_pace(u64 *last_walk_ns, u64 start_ns,
 #define SCXK_LONG_WAIT_TAKER(NAME, WAITING_SINCE, ON_TAKEN, ON_WALKED)				\
 static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 now,		\
 					  u64 max_wait_ns, u64 *oldest_ns, u32 *seen,		\
-					  bool *tried, bool *woke)				\
+					  u32 *tries, bool *woke)				\
 {												\
 	struct task_struct *p;									\
 	u64 since;										\
@@ -131,9 +147,10 @@ static __always_inline s32 NAME##_longest(u64 dsq_id, u64 flags, s32 cpu, u64 no
 		if (!since || !time_before(since + max_wait_ns, now))				\
 			continue;								\
 		if (!scxk_movable_to(p, cpu)) {							\
-			if (!*tried)								\
+			if (!*woke && *tries < SCXK_LONG_WAIT_WAKE_TRIES) {			\
+				(*tries)++;							\
 				*woke = scxk_long_wait_wake_for(p);				\
-			*tried = true;								\
+			}									\
 			continue;								\
 		}										\
 		if (!pid || time_before(since, *oldest_ns)) {					\
@@ -172,7 +189,8 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 	u32 *seen = &scxk_long_wait_seen[cpu & (SCXK_MAX_CPUS - 1)];				\
 	u64 since = 0, next_ns = now + walk_interval_ns, flags, start_ns;			\
 	u32 nr_seen;										\
-	bool taken, tried = false, woke = false;						\
+	bool taken, woke = false;								\
+	u32 tries = 0;										\
 	s32 pid;										\
 												\
 	if (!scxk_walk_due(last_walk_ns, now, walk_interval_ns))				\
@@ -184,7 +202,7 @@ static __always_inline bool NAME(u64 dsq_id, s32 cpu, u64 now, u64 max_wait_ns,	
 	start_ns = bpf_ktime_get_ns();								\
 	flags = scxk_walk_from_either_end();						\
 	*seen = 0;										\
-	pid = NAME##_longest(dsq_id, flags, cpu, now, max_wait_ns, &since, seen, &tried,	\
+	pid = NAME##_longest(dsq_id, flags, cpu, now, max_wait_ns, &since, seen, &tries,	\
 			     &woke);								\
 	nr_seen = *seen;									\
 	taken = pid && NAME##_move(dsq_id, flags, pid, since, seen);				\

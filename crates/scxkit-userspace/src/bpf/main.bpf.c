@@ -271,7 +271,7 @@ void BPF_STRUCT_OPS(usched_quiescent, struct task_struct *p, u64 deq_flags)
 }
 
 /* A hotplug event needs no restart: the kernel moves the tasks of a CPU that goes away (once
- * those in our queues are handed back to it, scxkit/hotplug.bpf.h) and turns a decision for
+ * those in our queues are handed back to it, scxkit/dsq_walk.bpf.h) and turns a decision for
  * an offline CPU into one for any CPU; the policy sees the new count. */
 void BPF_STRUCT_OPS(usched_cpu_online, s32 cpu)
 {

@@ -214,8 +214,9 @@ void BPF_STRUCT_OPS(bpfland_update_idle, s32 cpu, bool idle)
 }
 
 /* A hotplug event needs no restart: the CPU is left out of (or back in) the primary domain's
- * saturation test and preemption; the kernel keeps it out of the idle masks and moves its
- * tasks, once those still in our queues are handed back to it (scxkit/hotplug.bpf.h). */
+ * saturation test and preemption; the kernel moves its tasks, once those still in our queues
+ * are handed back to it (scxk_rescue_from_offline, scxkit/dsq_walk.bpf.h). The idle mask may
+ * keep an offline CPU's bit: a pick from it is checked (scxk_cpu_offline). */
 void BPF_STRUCT_OPS(bpfland_cpu_online, s32 cpu)
 {
 	cpu_set_online(cpu, true);
