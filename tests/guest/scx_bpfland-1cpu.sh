@@ -155,6 +155,9 @@ expect_clean_exit "scx_bpfland (desktop)" "$LOG4"
 # every such wakeup took 1.78x EEVDF's time in the bench, 0.99x without: 49% of 26,327
 # dispatches preempted then, 2 to 4% now (the rest: the timer wakeups).
 PREEMPT_SHARE_MAX_PCT=20
+within_pct() { # VALUE REFERENCE PCT: both numbers known, and VALUE at most PCT% of REFERENCE
+    [ -n "$1" ] && [ -n "$2" ] && [ $(($1 * 100)) -le $(($2 * $3)) ]
+}
 hackbench_switches() { # the context switches of one hackbench run over pipes (the kernel's
     # count); nothing when hackbench failed
     local before; before=$(sed -n 's/^ctxt //p' /proc/stat)
@@ -201,11 +204,8 @@ LOG5=/tmp/scx_bpfland-nice.log
 start_sched "$LOG5" scx_bpfland --stats 2
 expect_loaded "scx_bpfland (40 hogs; nice 19 behind them)" bpfland "$LOG5"
 crowd_switches=$(hog_switches)
-few_switches=false
-[ -n "$crowd_switches" ] && [ -n "$floor_switches" ] &&
-    [ $((crowd_switches * 100)) -le $((floor_switches * CROWD_SWITCHES_MAX_PCT)) ] && few_switches=true
 check "40 hogs on one CPU: ${crowd_switches:-failed} context switches in 3 s, at most $CROWD_SWITCHES_MAX_PCT% of the ${floor_switches:-failed} at a 1 ms floor" \
-    "$few_switches"
+    within_pct "$crowd_switches" "$floor_switches" "$CROWD_SWITCHES_MAX_PCT"
 expect_low_weight_turns scx_bpfland 0 5 "$LOG5"
 expect_clean_exit "scx_bpfland (40 hogs; nice 19 behind them)" "$LOG5"
 
@@ -262,11 +262,8 @@ for n in 1 2 3; do
         [ "${cpu_ms:-0}" -ge "$HOG_CPU_MIN_MS" -a "${wait_ms:-99999}" -le "$HOG_LONGEST_WAIT_MAX_MS" ]
 done
 rustland_switches=$(hackbench_switches)
-few_switches=false
-[ -n "$rustland_switches" ] && [ -n "$eevdf_switches" ] &&
-    [ $((rustland_switches * 100)) -le $((eevdf_switches * PIPE_SWITCHES_MAX_PCT_OF_EEVDF)) ] && few_switches=true
 check "scx_rustland, hackbench (200 senders) on one CPU: ${rustland_switches:-failed} context switches, at most $PIPE_SWITCHES_MAX_PCT_OF_EEVDF% of EEVDF's ${eevdf_switches:-failed}" \
-    "$few_switches"
+    within_pct "$rustland_switches" "$eevdf_switches" "$PIPE_SWITCHES_MAX_PCT_OF_EEVDF"
 # The framework bounds a wait in the shared queue (USCHED_MAX_WAIT_MS, 1 s): in vtime order
 # alone, the nice-19 hog got no turn in 10 s.
 expect_low_weight_turns scx_rustland 0 5 "$LOG6"
